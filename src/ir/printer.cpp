@@ -1,0 +1,124 @@
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "ir/program.h"
+
+namespace axon::ir {
+namespace {
+
+std::string number_text(double value) {
+  std::ostringstream out;
+  out.precision(17);
+  out << value;
+  std::string text = out.str();
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // keep floats looking like floats
+  return text;
+}
+
+std::string ints_text(const std::vector<int64_t>& values) {
+  std::ostringstream out;
+  out << '[';
+  for (size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+  out << ']';
+  return out.str();
+}
+
+class Printer {
+ public:
+  explicit Printer(const Function& function) : function_(function) {}
+
+  std::string run() {
+    out_ << "kernel " << function_.name << '(';
+    for (size_t i = 0; i < function_.params.size(); ++i)
+      out_ << (i ? ", " : "") << function_.params[i].name << ": " << function_.params[i].type.str();
+    out_ << ")\n";
+    for (NodeRef node : topological_order(function_.outputs)) {
+      if (inlined(node)) continue;
+      std::string name = "%" + std::to_string(names_.size());
+      std::string line = "  " + name + " = " + body(node);
+      names_[node] = name;
+      out_ << line << std::string(line.size() < 56 ? 56 - line.size() : 1, ' ') << ": " << node->type().str() << '\n';
+    }
+    out_ << "  return ";
+    for (size_t i = 0; i < function_.outputs.size(); ++i) out_ << (i ? ", " : "") << ref(function_.outputs[i]);
+    out_ << '\n';
+    return out_.str();
+  }
+
+ private:
+  // Leaves print in place: parameters by name, constants and sizes by value.
+  static bool inlined(NodeRef node) { return op_kind(node->op()) == OpKind::Leaf; }
+
+  std::string ref(NodeRef node) {
+    switch (node->op()) {
+      case Op::Input: return node->attrs().name;
+      case Op::Const: return number_text(node->attrs().value);
+      case Op::SizeValue: return "size(" + node->attrs().sizes[0].str() + ")";
+      default: return names_.at(node);
+    }
+  }
+
+  std::string body(NodeRef node) {
+    const Attrs& a = node->attrs();
+    std::ostringstream out;
+    out << op_name(node->op()) << '(';
+    std::vector<std::string> args;
+    if (node->op() == Op::Select) {
+      args = {ref(node->input(0)) + " " + cmp_text(a.cmp) + " " + ref(node->input(1)), ref(node->input(2)),
+              ref(node->input(3))};
+    } else {
+      if (node->op() == Op::Contract) args.push_back('"' + a.name + '"');
+      for (NodeRef in : node->inputs()) args.push_back(ref(in));
+    }
+    switch (op_kind(node->op())) {
+      case OpKind::Unary:
+        if (node->op() == Op::Pow) args.push_back(number_text(a.value));
+        break;
+      case OpKind::Reduce:
+        args.push_back("axes=" + ints_text(a.axes));
+        if (a.keepdims) args.push_back("keepdims");
+        break;
+      case OpKind::Scan: args.push_back("axis=" + std::to_string(a.axes[0])); break;
+      case OpKind::Layout:
+        if (node->op() == Op::Transpose) args.push_back("axes=" + ints_text(a.axes));
+        if (node->op() == Op::Reshape || node->op() == Op::Broadcast) args.push_back(shape_str(a.sizes));
+        if (node->op() == Op::Concat) args.push_back("axis=" + std::to_string(a.axes[0]));
+        if (node->op() == Op::Slice) args.push_back(slices(a));
+        break;
+      default: break;
+    }
+    for (size_t i = 0; i < args.size(); ++i) out << (i ? ", " : "") << args[i];
+    out << ')';
+    return out.str();
+  }
+
+  // "[start:start+length*step:step, ...]" written as start/length/step per axis.
+  static std::string slices(const Attrs& a) {
+    std::ostringstream out;
+    out << '[';
+    for (size_t k = 0; k < a.sizes.size(); ++k) {
+      out << (k ? ", " : "") << a.sizes[k].str() << " +" << a.axes[k] << " x" << a.extents[k].str();
+    }
+    out << ']';
+    return out.str();
+  }
+
+  const Function& function_;
+  std::ostringstream out_;
+  std::unordered_map<NodeRef, std::string> names_;
+};
+
+}  // namespace
+
+std::string print_function(const Function& function) { return Printer(function).run(); }
+
+std::vector<std::string> Program::size_names() const {
+  std::set<std::string> names;
+  for (const Param& p : kernel.params)
+    for (const Size& dim : p.type.shape)
+      for (const std::string& n : dim.names()) names.insert(n);
+  return {names.begin(), names.end()};
+}
+
+}  // namespace axon::ir

@@ -1,0 +1,26 @@
+// The language front end: a program file to an ir::Program.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+
+namespace axon::lang {
+
+/// Files larger than this are rejected (a kernel is a page of NumPy).
+constexpr size_t kMaxFileBytes = 16 << 20;
+
+/// Reads, parses and lowers `path`. The kernel is `entry`, else the last def
+/// in the file. Every problem with the input is a UserError with a location.
+ir::Program load_program(const std::string& path, const std::optional<std::string>& entry = std::nullopt);
+
+/// The same for text already in memory (tests, fuzzing).
+ir::Program compile_source(const std::shared_ptr<const SourceFile>& file,
+                           const std::optional<std::string>& entry = std::nullopt);
+
+/// Parses a type annotation such as "f32[M, 4]"; `loc` is the string literal's
+/// location, so errors point into the string.
+ir::TensorType parse_annotation(const std::string& text, const SourceLoc& loc);
+
+}  // namespace axon::lang

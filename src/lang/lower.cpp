@@ -1,0 +1,479 @@
+// Lowering: runs the program symbolically, building IR for its tensor
+// operations. Helpers are inlined at each call; numbers and sizes fold.
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "lang/load.h"
+#include "lang/numpy_api.h"
+#include "lang/parser.h"
+
+namespace axon::lang {
+namespace {
+
+using K = Value::Kind;
+
+constexpr size_t kMaxCallDepth = 64;
+
+[[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
+
+SourceLoc shifted(const SourceLoc& loc, size_t offset) {
+  SourceLoc result = loc;
+  result.col += 1 + static_cast<int>(offset);  // past the opening quote
+  return result;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+std::string trim(const std::string& s, size_t& offset) {
+  size_t begin = s.find_first_not_of(" \t");
+  if (begin == std::string::npos) {
+    offset += s.size();
+    return "";
+  }
+  size_t end = s.find_last_not_of(" \t");
+  offset += begin;
+  return s.substr(begin, end - begin + 1);
+}
+
+struct Scope {
+  std::map<std::string, Value> names;
+};
+
+class Lowerer {
+ public:
+  explicit Lowerer(Module module)
+      : module_(std::move(module)), graph_(std::make_shared<ir::Graph>()), builder_(*graph_) {}
+
+  ir::Program run(const std::optional<std::string>& entry) {
+    ir::Program program;
+    program.graph = graph_;
+    program.source = module_.file;
+    collect_globals(program);
+    const FunctionDef* kernel = choose_kernel(entry);
+    program.kernel = lower_kernel(*kernel);
+    return program;
+  }
+
+ private:
+  // ---- module level ----
+  void collect_globals(ir::Program& program) {
+    Scope scope;
+    for (const StmtPtr& s : module_.body) {
+      switch (s->kind) {
+        case StmtKind::Import: globals_[s->alias] = Value::of(K::Module); break;
+        case StmtKind::Def:
+          functions_[s->def->name] = s->def.get();
+          globals_[s->def->name] = Value::of(K::Function, s->def->name);
+          order_.push_back(s->def.get());
+          break;
+        case StmtKind::Assign:
+          if (s->targets.size() == 1 && s->targets[0]->kind == ExprKind::Name && s->targets[0]->text == "SIZES") {
+            program.size_presets = size_presets(*s->value);
+            break;
+          }
+          [[fallthrough]];
+        case StmtKind::AugAssign: statement(*s, scope); break;
+        case StmtKind::Pass: break;
+        case StmtKind::Expr:
+          if (s->value->kind == ExprKind::String) break;  // a docstring
+          error(s->loc, "only imports, defs, constants and docstrings may appear at the top level");
+        case StmtKind::Return: error(s->loc, "'return' outside a function");
+      }
+      for (auto& [name, value] : scope.names) globals_[name] = value;
+      scope.names.clear();
+    }
+  }
+
+  std::map<std::string, ir::Dims> size_presets(const Expr& dict) {
+    if (dict.kind != ExprKind::Dict)
+      error(dict.loc, "SIZES must be a dict literal like {\"test\": {\"M\": 32}, \"bench\": {\"M\": 4096}}");
+    std::map<std::string, ir::Dims> presets;
+    for (size_t i = 0; i + 1 < dict.args.size(); i += 2) {
+      const Expr& key = *dict.args[i];
+      const Expr& value = *dict.args[i + 1];
+      if (key.kind != ExprKind::String) error(key.loc, "SIZES keys must be strings such as \"test\" and \"bench\"");
+      if (value.kind != ExprKind::Dict) error(value.loc, "SIZES[\"" + key.text + "\"] must be a dict of sizes");
+      ir::Dims& dims = presets[key.text];
+      for (size_t j = 0; j + 1 < value.args.size(); j += 2) {
+        const Expr& name = *value.args[j];
+        const Expr& size = *value.args[j + 1];
+        if (name.kind != ExprKind::String || !is_identifier(name.text))
+          error(name.loc, "size names in SIZES must be strings holding identifiers");
+        if (size.kind != ExprKind::Int) error(size.loc, "the size of '" + name.text + "' must be a positive integer");
+        errno = 0;
+        long long n = std::strtoll(size.text.c_str(), nullptr, 10);
+        if (errno || n < 1) error(size.loc, "the size of '" + name.text + "' must be a positive integer");
+        dims[name.text] = n;
+      }
+    }
+    return presets;
+  }
+
+  const FunctionDef* choose_kernel(const std::optional<std::string>& entry) {
+    if (order_.empty()) error({module_.file, 1, 1}, "the file defines no kernel (no 'def')");
+    if (!entry) return order_.back();
+    auto it = functions_.find(*entry);
+    if (it != functions_.end()) return it->second;
+    std::string known;
+    for (const FunctionDef* f : order_) known += (known.empty() ? "" : ", ") + f->name;
+    error({module_.file, 1, 1}, "no function named '" + *entry + "' (the file defines: " + known + ")");
+  }
+
+  ir::Function lower_kernel(const FunctionDef& def) {
+    ir::Function fn;
+    fn.name = def.name;
+    fn.loc = def.loc;
+    Scope scope;
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      const Param& p = def.params[i];
+      if (!p.annotation || p.annotation->kind != ExprKind::String)
+        error(p.annotation ? p.annotation->loc : p.loc,
+              "kernel parameter '" + p.name + "' needs a type annotation string such as \"f32[M, N]\"");
+      ir::Param param{p.name, parse_annotation(p.annotation->text, p.annotation->loc), p.loc, p.annotation->loc};
+      scope.names[p.name] = Value::tensor(graph_->input(static_cast<int64_t>(i), p.name, param.type, p.loc));
+      fn.params.push_back(param);
+    }
+    call_stack_.push_back(def.name);
+    std::optional<Value> result = body(def, scope);
+    call_stack_.pop_back();
+    if (!result || result->is(K::None)) error(def.loc, "kernel '" + def.name + "' does not return a value");
+    SourceLoc where = result_loc_;
+    if (result->is(K::Tuple)) {
+      fn.returns_tuple = true;
+      if (result->items.empty()) error(where, "kernel '" + def.name + "' returns an empty tuple");
+      for (const Value& v : result->items) fn.outputs.push_back(builder_.tensor({v, where}, "a returned value"));
+    } else {
+      fn.outputs.push_back(builder_.tensor({*result, where}, "the returned value"));
+    }
+    if (def.returns) check_return(def, fn);
+    return fn;
+  }
+
+  void check_return(const FunctionDef& def, ir::Function& fn) {
+    const Expr& ann = *def.returns;
+    std::vector<const Expr*> parts;
+    if (ann.kind == ExprKind::String) parts.push_back(&ann);
+    else if (ann.kind == ExprKind::Tuple)
+      for (const ExprPtr& e : ann.args) parts.push_back(e.get());
+    for (const Expr* e : parts)
+      if (e->kind != ExprKind::String)
+        error(e->loc, "a return annotation must be a string such as \"f32[M, N]\" or a tuple of them");
+    if (parts.empty()) error(ann.loc, "a return annotation must be a string such as \"f32[M, N]\" or a tuple of them");
+    if (parts.size() != fn.outputs.size() || (ann.kind == ExprKind::Tuple) != fn.returns_tuple)
+      error(ann.loc, "the return annotation declares " + std::to_string(parts.size()) + " result(s) but the kernel returns " +
+                         std::to_string(fn.outputs.size()));
+    std::vector<ir::TensorType> declared;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      ir::TensorType t = parse_annotation(parts[i]->text, parts[i]->loc);
+      if (t != fn.outputs[i]->type())
+        error(parts[i]->loc, "the kernel returns " + fn.outputs[i]->type().str() + " but the annotation says " + t.str());
+      declared.push_back(t);
+    }
+    fn.declared_results = declared;
+  }
+
+  // Runs a function body; the returned value, or nullopt without a return.
+  std::optional<Value> body(const FunctionDef& def, Scope& scope) {
+    for (size_t i = 0; i < def.body.size(); ++i) {
+      const Stmt& s = *def.body[i];
+      if (s.kind == StmtKind::Return) {
+        if (i + 1 < def.body.size()) error(def.body[i + 1]->loc, "code after 'return' is never run");
+        result_loc_ = s.value ? s.value->loc : s.loc;
+        return s.value ? eval(*s.value, scope) : Value::of(K::None);
+      }
+      if (s.kind == StmtKind::Import || s.kind == StmtKind::Def)
+        error(s.loc, "imports and defs belong at the top level of the file");
+      if (s.kind == StmtKind::Expr && s.value->kind != ExprKind::String)
+        error(s.loc, "this expression's value is not used; assign it to a name");
+      statement(s, scope);
+    }
+    return std::nullopt;
+  }
+
+  void statement(const Stmt& s, Scope& scope) {
+    if (s.kind == StmtKind::Assign) {
+      Value v = eval(*s.value, scope);
+      for (const ExprPtr& target : s.targets) assign(*target, v, s.value->loc, scope);
+    } else if (s.kind == StmtKind::AugAssign) {
+      const Expr& target = *s.targets[0];
+      if (target.kind != ExprKind::Name) error(target.loc, "augmented assignment needs a plain name");
+      Value current = eval(target, scope);
+      Value rhs = eval(*s.value, scope);
+      assign(target, builder_.binary(s.text, {current, target.loc}, {rhs, s.value->loc}, s.loc), s.loc, scope);
+    }
+  }
+
+  void assign(const Expr& target, const Value& v, const SourceLoc& value_loc, Scope& scope) {
+    if (target.kind == ExprKind::Name) {
+      if (target.text == "np" || target.text == "numpy") error(target.loc, "assigning to '" + target.text + "' hides numpy");
+      scope.names[target.text] = v;
+      return;
+    }
+    if (target.kind == ExprKind::Tuple || target.kind == ExprKind::List) {
+      if (!v.is(K::Tuple)) error(value_loc, "cannot unpack " + v.describe() + " into " + std::to_string(target.args.size()) + " names");
+      if (v.items.size() != target.args.size())
+        error(value_loc, "cannot unpack " + std::to_string(v.items.size()) + " values into " +
+                             std::to_string(target.args.size()) + " names");
+      for (size_t i = 0; i < v.items.size(); ++i) assign(*target.args[i], v.items[i], value_loc, scope);
+      return;
+    }
+    if (target.kind == ExprKind::Subscript) error(target.loc, "assignment to part of a tensor is not supported (tensors are immutable)");
+    error(target.loc, "cannot assign to this expression");
+  }
+
+  // ---- expressions ----
+  Value lookup(const Expr& e, Scope& scope) {
+    if (auto it = scope.names.find(e.text); it != scope.names.end()) return it->second;
+    if (auto it = globals_.find(e.text); it != globals_.end()) return it->second;
+    if (e.text == "np" || e.text == "numpy") error(e.loc, "name '" + e.text + "' is not defined; add 'import numpy as np'");
+    if (is_numpy_name(e.text)) error(e.loc, "unknown name '" + e.text + "'; did you mean np." + e.text + "?");
+    error(e.loc, "unknown name '" + e.text + "'");
+  }
+
+  Value eval(const Expr& e, Scope& scope) {
+    switch (e.kind) {
+      case ExprKind::Name: return lookup(e, scope);
+      case ExprKind::Int: {
+        errno = 0;
+        long long n = std::strtoll(e.text.c_str(), nullptr, 10);
+        if (errno == ERANGE) error(e.loc, "integer literal " + e.text + " is too large");
+        return Value::integer(static_cast<int64_t>(n));
+      }
+      case ExprKind::Float: return Value::real(e.number);
+      case ExprKind::String: return Value::of(K::String, e.text);
+      case ExprKind::Bool: {
+        Value v = Value::of(K::Bool);
+        v.number = e.number;
+        return v;
+      }
+      case ExprKind::None: return Value::of(K::None);
+      case ExprKind::Ellipsis: return Value::of(K::Ellipsis);
+      case ExprKind::Unary: {
+        Value operand = eval(*e.args[0], scope);
+        if (e.text == "+") {
+          builder_.tensor({operand, e.args[0]->loc}, "the operand of unary '+'");
+          return operand;
+        }
+        return builder_.unary(ir::Op::Neg, {operand, e.args[0]->loc}, e.loc);
+      }
+      case ExprKind::Binary: {
+        Value l = eval(*e.args[0], scope);
+        Value r = eval(*e.args[1], scope);
+        return builder_.binary(e.text, {l, e.args[0]->loc}, {r, e.args[1]->loc}, e.loc);
+      }
+      case ExprKind::Compare: return compare(e, scope);
+      case ExprKind::Call: return call(e, scope);
+      case ExprKind::Attribute: return attribute(e, scope);
+      case ExprKind::Subscript: return subscript(e, scope);
+      case ExprKind::Slice: {
+        Value v = Value::of(K::Slice);
+        for (const ExprPtr& part : e.args) v.items.push_back(part ? eval(*part, scope) : Value::of(K::None));
+        for (size_t i = 0; i < 3; ++i)
+          if (!v.items[i].is(K::None) && !v.items[i].is(K::Int))
+            error(e.args[i]->loc, "slice bounds must be integers or sizes, not " + v.items[i].describe());
+        return v;
+      }
+      case ExprKind::Tuple:
+      case ExprKind::List: {
+        std::vector<Value> items;
+        for (const ExprPtr& part : e.args) items.push_back(eval(*part, scope));
+        return Value::tuple(std::move(items));
+      }
+      case ExprKind::Dict: error(e.loc, "dict literals are only allowed for SIZES");
+    }
+    throw InternalError(__FILE__, __LINE__, "unknown expression kind");
+  }
+
+  Value compare(const Expr& e, Scope& scope) {
+    static const std::map<std::string, ir::Cmp> kCmp = {{"<", ir::Cmp::Lt},  {"<=", ir::Cmp::Le}, {">", ir::Cmp::Gt},
+                                                        {">=", ir::Cmp::Ge}, {"==", ir::Cmp::Eq}, {"!=", ir::Cmp::Ne}};
+    Value v = Value::of(K::Compare);
+    for (int i = 0; i < 2; ++i) {
+      Value side = eval(*e.args[i], scope);
+      builder_.tensor({side, e.args[i]->loc}, "a compared value");  // checks it is a number or tensor
+      v.items.push_back(side);
+    }
+    v.cmp = kCmp.at(e.text);
+    return v;
+  }
+
+  Value attribute(const Expr& e, Scope& scope) {
+    Value base = eval(*e.args[0], scope);
+    if (base.is(K::Module)) return numpy_attribute(e.text, e.loc);
+    if (base.is(K::Tensor)) return tensor_attribute(builder_, {base, e.args[0]->loc}, e.text, e.loc);
+    error(e.loc, base.describe() + " has no attribute '" + e.text + "'");
+  }
+
+  Value subscript(const Expr& e, Scope& scope) {
+    Value base = eval(*e.args[0], scope);
+    Value index = eval(*e.args[1], scope);
+    const SourceLoc& index_loc = e.args[1]->loc;
+    if (base.is(K::Tensor)) return index_tensor(builder_, {base, e.args[0]->loc}, {index, index_loc}, e.loc);
+    if (base.is(K::Tuple)) {
+      int64_t n = static_cast<int64_t>(base.items.size());
+      if (index.is(K::Int) && index.size.is_constant()) {
+        int64_t i = *index.size.constant();
+        if (i < -n || i >= n)
+          error(index_loc, "index " + std::to_string(i) + " is out of range for a tuple of " + std::to_string(n));
+        return base.items[i < 0 ? i + n : i];
+      }
+      if (index.is(K::Slice) && index.items[2].is(K::None)) {
+        auto bound = [&](const Value& v, int64_t fallback) {
+          if (v.is(K::None)) return fallback;
+          int64_t b = builder_.constant_int({v, index_loc}, "a tuple slice bound");
+          return std::max<int64_t>(0, std::min(n, b < 0 ? b + n : b));
+        };
+        int64_t lo = bound(index.items[0], 0), hi = bound(index.items[1], n);
+        std::vector<Value> items;
+        for (int64_t i = lo; i < hi; ++i) items.push_back(base.items[i]);
+        return Value::tuple(items);
+      }
+      error(index_loc, "a tuple index must be a constant integer or a simple slice");
+    }
+    error(e.loc, base.describe() + " cannot be indexed");
+  }
+
+  Value call(const Expr& e, Scope& scope) {
+    Value callee = eval(*e.args[0], scope);
+    CallArgs args;
+    args.loc = e.loc;
+    for (size_t i = 1; i < e.args.size(); ++i) args.positional.push_back({eval(*e.args[i], scope), e.args[i]->loc});
+    for (const Keyword& k : e.keywords) args.keywords.push_back({k.name, {eval(*k.value, scope), k.loc}});
+    switch (callee.kind) {
+      case K::NpFunction: args.callee = "np." + callee.text; return call_numpy(builder_, callee.text, args);
+      case K::Method: args.callee = "." + callee.text; return call_method(builder_, callee, args);
+      case K::Function: args.callee = callee.text; return call_function(*functions_.at(callee.text), args);
+      default: error(e.args[0]->loc, callee.describe() + " cannot be called");
+    }
+  }
+
+  Value call_function(const FunctionDef& def, const CallArgs& call) {
+    for (const std::string& active : call_stack_)
+      if (active == def.name) error(call.loc, "recursive call to '" + def.name + "': helpers are inlined, so they cannot recurse");
+    if (call_stack_.size() >= kMaxCallDepth) error(call.loc, "helpers are nested too deeply");
+    std::vector<std::string> names;
+    size_t required = 0;
+    for (const Param& p : def.params) {
+      names.push_back(p.name);
+      if (!p.default_value) {
+        if (required != names.size() - 1)
+          error(p.loc, "parameter '" + p.name + "' without a default follows one with a default");
+        ++required;
+      }
+    }
+    std::vector<std::optional<Arg>> bound = bind_args(call, names, required);
+    Scope scope;
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      const Param& p = def.params[i];
+      Arg arg = bound[i] ? *bound[i] : Arg{eval_global(*p.default_value), p.default_value->loc};
+      if (p.annotation && p.annotation->kind == ExprKind::String) check_helper_arg(def, p, arg);
+      scope.names[p.name] = arg.value;
+    }
+    call_stack_.push_back(def.name);
+    SourceLoc saved = result_loc_;
+    std::optional<Value> result = body(def, scope);
+    result_loc_ = saved;
+    call_stack_.pop_back();
+    return result.value_or(Value::of(K::None));
+  }
+
+  Value eval_global(const Expr& e) {
+    Scope empty;
+    return eval(e, empty);
+  }
+
+  // Helper annotations check what they can without binding names: the
+  // rank and any constant dims.
+  void check_helper_arg(const FunctionDef& def, const Param& p, const Arg& arg) {
+    ir::TensorType declared = parse_annotation(p.annotation->text, p.annotation->loc);
+    if (!arg.value.is(K::Tensor)) return;
+    const ir::TensorType& actual = arg.value.node->type();
+    bool fits = actual.rank() == declared.rank();
+    for (int k = 0; fits && k < actual.rank(); ++k)
+      fits = !declared.shape[k].is_constant() || declared.shape[k] == actual.shape[k];
+    if (!fits)
+      error(arg.loc, "argument '" + p.name + "' of " + def.name + "() is " + actual.str() + " but its annotation says " +
+                         declared.str());
+  }
+
+  Module module_;
+  std::shared_ptr<ir::Graph> graph_;
+  Builder builder_;
+  std::map<std::string, Value> globals_;
+  std::map<std::string, const FunctionDef*> functions_;
+  std::vector<const FunctionDef*> order_;
+  std::vector<std::string> call_stack_;
+  SourceLoc result_loc_;
+};
+
+}  // namespace
+
+ir::TensorType parse_annotation(const std::string& text, const SourceLoc& loc) {
+  size_t open = text.find('[');
+  size_t offset = 0;
+  std::string dtype_text = trim(text.substr(0, open), offset);
+  auto dtype = ir::parse_dtype(dtype_text);
+  if (!dtype)
+    error(shifted(loc, offset), "unknown dtype '" + dtype_text + "' in annotation \"" + text +
+                                    "\" (Axon supports f32, bf16 and f16)");
+  if (open == std::string::npos || text.back() != ']')
+    error(loc, "annotation \"" + text + "\" must look like \"" + dtype_text + "[M, N]\"");
+  ir::TensorType type;
+  type.dtype = *dtype;
+  std::string inner = text.substr(open + 1, text.size() - open - 2);
+  if (inner.find_first_not_of(" \t") == std::string::npos) return type;  // "f32[]": a scalar
+  size_t begin = 0;
+  while (true) {
+    size_t comma = inner.find(',', begin);
+    size_t dim_offset = open + 1 + begin;
+    std::string dim = trim(inner.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin), dim_offset);
+    SourceLoc dim_loc = shifted(loc, dim_offset);
+    if (dim.empty()) {
+      if (comma == std::string::npos && !type.shape.empty()) break;  // trailing comma
+      error(dim_loc, "empty dimension in annotation \"" + text + "\"");
+    }
+    if (std::isdigit(static_cast<unsigned char>(dim[0]))) {
+      errno = 0;
+      char* end = nullptr;
+      long long n = std::strtoll(dim.c_str(), &end, 10);
+      if (*end || errno || n < 1) error(dim_loc, "dimension '" + dim + "' must be a positive integer or a size name");
+      type.shape.push_back(static_cast<int64_t>(n));
+    } else if (is_identifier(dim)) {
+      type.shape.push_back(ir::Size::name(dim));
+    } else {
+      error(dim_loc, "dimension '" + dim + "' must be a positive integer or a size name");
+    }
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  return type;
+}
+
+ir::Program compile_source(const std::shared_ptr<const SourceFile>& file, const std::optional<std::string>& entry) {
+  return Lowerer(parse_module(file)).run(entry);
+}
+
+ir::Program load_program(const std::string& path, const std::optional<std::string>& entry) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) error({file, 0, 0}, std::string("cannot open file: ") + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) error({file, 0, 0}, "cannot read file");
+  file->text = text.str();
+  if (file->text.size() > kMaxFileBytes)
+    error({file, 0, 0}, "file is too large (" + std::to_string(file->text.size()) + " bytes; the limit is " +
+                            std::to_string(kMaxFileBytes) + ")");
+  return compile_source(file, entry);
+}
+
+}  // namespace axon::lang

@@ -1,0 +1,622 @@
+#include "lang/numpy_api.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <set>
+
+#include "ir/shape.h"
+
+namespace axon::lang {
+namespace {
+
+using ir::NodeRef;
+using ir::Op;
+using ir::Shape;
+using ir::Size;
+using K = Value::Kind;
+
+[[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
+
+const std::map<std::string, Op> kUnary = {{"exp", Op::Exp},   {"log", Op::Log},         {"sqrt", Op::Sqrt},
+                                          {"tanh", Op::Tanh}, {"abs", Op::Abs},         {"absolute", Op::Abs},
+                                          {"negative", Op::Neg}, {"reciprocal", Op::Recip}};
+const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
+                                           {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
+const std::set<std::string> kOther = {"square", "maximum", "minimum", "where", "cumsum", "matmul", "einsum",
+                                      "transpose", "swapaxes", "reshape", "broadcast_to", "concatenate"};
+const std::set<std::string> kMethods = {"sum", "mean", "max", "min", "cumsum", "reshape", "transpose", "swapaxes"};
+
+Arg arg_of(const std::optional<Arg>& a) { return *a; }
+bool given(const std::optional<Arg>& a) { return a && !a->value.is(K::None); }
+
+int64_t normalize_axis(int64_t axis, int rank, const SourceLoc& loc) {
+  if (axis < -rank || axis >= rank)
+    error(loc, "axis " + std::to_string(axis) + " is out of bounds for a tensor of rank " + std::to_string(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+// axis=None (all), an integer, or a tuple of integers; sorted, distinct.
+std::vector<int64_t> reduction_axes(Builder& b, const std::optional<Arg>& axis, int rank) {
+  std::vector<int64_t> axes;
+  if (!given(axis)) {
+    for (int k = 0; k < rank; ++k) axes.push_back(k);
+    return axes;
+  }
+  std::vector<Arg> items;
+  if (axis->value.is(K::Tuple)) {
+    for (const Value& v : axis->value.items) items.push_back({v, axis->loc});
+  } else {
+    items.push_back(*axis);
+  }
+  for (const Arg& item : items) {
+    int64_t a = normalize_axis(b.constant_int(item, "an axis"), rank, item.loc);
+    if (std::count(axes.begin(), axes.end(), a)) error(item.loc, "axis " + std::to_string(a) + " is repeated");
+    axes.push_back(a);
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+bool keepdims_flag(const std::optional<Arg>& keepdims) {
+  if (!given(keepdims)) return false;
+  if (!keepdims->value.is(K::Bool)) error(keepdims->loc, "keepdims must be True or False");
+  return keepdims->value.number != 0;
+}
+
+// A shape argument: a tuple/list of integers, or one integer.
+std::vector<Arg> shape_items(const Arg& shape) {
+  std::vector<Arg> items;
+  if (shape.value.is(K::Tuple)) {
+    for (const Value& v : shape.value.items) items.push_back({v, shape.loc});
+  } else {
+    items.push_back(shape);
+  }
+  return items;
+}
+
+Value reduce(Builder& b, const std::string& name, const CallArgs& call) {
+  auto args = bind_args(call, {"a", "axis", "keepdims"}, 1);
+  NodeRef x = b.tensor(arg_of(args[0]), "the argument of " + call.callee);
+  std::vector<int64_t> axes = reduction_axes(b, args[1], x->rank());
+  ir::Attrs attrs;
+  attrs.axes = axes;
+  attrs.keepdims = keepdims_flag(args[2]);
+  if (axes.empty()) return Value::tensor(x);  // nothing to reduce
+  NodeRef result = b.graph().make(kReduce.at(name), {x}, attrs, call.loc);
+  if (name != "mean") return Value::tensor(result);
+  Size count = 1;
+  for (int64_t a : axes) count = count * x->shape()[a];
+  NodeRef n = b.tensor({Value::integer(count), call.loc}, "a count");
+  return Value::tensor(b.graph().make(Op::Div, {result, n}, {}, call.loc));
+}
+
+NodeRef transpose(Builder& b, NodeRef x, std::vector<int64_t> perm, const SourceLoc& loc) {
+  bool identity = true;
+  for (size_t k = 0; k < perm.size(); ++k) identity = identity && perm[k] == static_cast<int64_t>(k);
+  if (identity && static_cast<int>(perm.size()) == x->rank()) return x;
+  ir::Attrs attrs;
+  attrs.axes = std::move(perm);
+  return b.graph().make(Op::Transpose, {x}, attrs, loc);
+}
+
+NodeRef reversed_axes(Builder& b, NodeRef x, const SourceLoc& loc) {
+  std::vector<int64_t> perm;
+  for (int k = x->rank() - 1; k >= 0; --k) perm.push_back(k);
+  return transpose(b, x, perm, loc);
+}
+
+// Axes of transpose: explicit integers, normalized; must be a permutation.
+Value transpose_with(Builder& b, NodeRef x, const std::vector<Arg>& axes, const SourceLoc& loc) {
+  if (axes.empty()) return Value::tensor(reversed_axes(b, x, loc));
+  if (static_cast<int>(axes.size()) != x->rank())
+    error(axes[0].loc, "transpose: " + std::to_string(axes.size()) + " axes given for a tensor of rank " +
+                           std::to_string(x->rank()));
+  std::vector<int64_t> perm;
+  for (const Arg& a : axes) {
+    int64_t axis = normalize_axis(b.constant_int(a, "an axis"), x->rank(), a.loc);
+    if (std::count(perm.begin(), perm.end(), axis)) error(a.loc, "transpose: axis " + std::to_string(axis) + " repeated");
+    perm.push_back(axis);
+  }
+  return Value::tensor(transpose(b, x, perm, loc));
+}
+
+NodeRef reshape_to(Builder& b, NodeRef x, Shape shape, const SourceLoc& loc) {
+  if (shape == x->shape()) return x;
+  ir::Attrs attrs;
+  attrs.sizes = std::move(shape);
+  return b.graph().make(Op::Reshape, {x}, attrs, loc);
+}
+
+Value reshape(Builder& b, NodeRef x, const std::vector<Arg>& dims, const SourceLoc& loc) {
+  Shape shape;
+  int inferred = -1;
+  for (const Arg& d : dims) {
+    Size s = b.size(d, "a reshape dimension");
+    if (s == Size(-1)) {
+      if (inferred >= 0) error(d.loc, "reshape: only one dimension can be -1");
+      inferred = static_cast<int>(shape.size());
+    } else if (s.is_constant() && *s.constant() < 0) {
+      error(d.loc, "reshape: negative dimension " + s.str());
+    }
+    shape.push_back(s);
+  }
+  if (inferred >= 0) {
+    Size known = 1;
+    for (int k = 0; k < static_cast<int>(shape.size()); ++k)
+      if (k != inferred) known = known * shape[k];
+    std::optional<Size> rest = known == Size(0) ? std::nullopt : ir::num_elements(x->shape()).divide_exact(known);
+    if (!rest) error(loc, "cannot reshape " + x->type().str() + " to " + ir::shape_str(shape) +
+                              ": the -1 dimension is not a whole number of elements");
+    shape[inferred] = *rest;
+  }
+  return Value::tensor(reshape_to(b, x, shape, loc));
+}
+
+NodeRef broadcast_to(Builder& b, NodeRef x, const Shape& shape, const SourceLoc& loc) {
+  if (x->shape() == shape) return x;
+  ir::Attrs attrs;
+  attrs.sizes = shape;
+  return b.graph().make(Op::Broadcast, {x}, attrs, loc);
+}
+
+// ---- einsum ----
+
+std::string canonical_labels(const std::vector<std::string>& operands, std::string& output) {
+  std::map<char, char> rename;
+  auto map_label = [&](char c) {
+    auto it = rename.find(c);
+    if (it != rename.end()) return it->second;
+    char fresh = static_cast<char>(rename.size() < 26 ? 'a' + rename.size() : 'A' + (rename.size() - 26));
+    rename[c] = fresh;
+    return fresh;
+  };
+  std::string spec;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    if (i) spec += ',';
+    for (char c : operands[i]) spec += map_label(c);
+  }
+  spec += "->";
+  for (char c : output) spec += map_label(c);
+  return spec;
+}
+
+Value einsum(Builder& b, const CallArgs& call) {
+  if (call.positional.empty() || !call.positional[0].value.is(K::String))
+    error(call.loc, "np.einsum needs a subscripts string as its first argument");
+  if (!call.keywords.empty()) error(call.keywords[0].second.loc, "np.einsum takes no keyword arguments here");
+  const Arg& spec_arg = call.positional[0];
+  SourceLoc spec_loc = spec_arg.loc;
+  std::string spec;
+  for (char c : spec_arg.value.text)
+    if (c != ' ') spec += c;
+  std::vector<NodeRef> operands;
+  for (size_t i = 1; i < call.positional.size(); ++i)
+    operands.push_back(b.tensor(call.positional[i], "an einsum operand"));
+  if (operands.empty()) error(call.loc, "np.einsum needs at least one operand");
+
+  size_t arrow = spec.find("->");
+  std::string lhs = spec.substr(0, arrow);
+  std::optional<std::string> rhs;
+  if (arrow != std::string::npos) rhs = spec.substr(arrow + 2);
+  std::vector<std::string> terms;
+  for (size_t begin = 0;;) {
+    size_t comma = lhs.find(',', begin);
+    terms.push_back(lhs.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  if (terms.size() != operands.size())
+    error(spec_loc, "einsum subscripts name " + std::to_string(terms.size()) + " operand(s) but " +
+                        std::to_string(operands.size()) + " were given");
+  std::set<char> used;
+  auto check_term = [&](const std::string& term, bool allow_dots) {
+    size_t dots = term.find("...");
+    if (dots != std::string::npos && (!allow_dots || term.find("...", dots + 1) != std::string::npos))
+      error(spec_loc, "einsum subscripts '" + term + "' use '...' more than once");
+    for (size_t k = 0; k < term.size(); ++k) {
+      if (dots != std::string::npos && k >= dots && k < dots + 3) continue;
+      if (!std::isalpha(static_cast<unsigned char>(term[k])))
+        error(spec_loc, std::string("invalid einsum subscript '") + term[k] + "' in '" + spec_arg.value.text + "'");
+      used.insert(term[k]);
+    }
+  };
+  for (const std::string& t : terms) check_term(t, true);
+  if (rhs) check_term(*rhs, true);
+
+  // The dims under "..." broadcast together and get fresh labels.
+  Shape ellipsis_shape;
+  std::vector<Shape> ellipsis_of(operands.size());
+  bool any_dots = false;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    size_t dots = terms[i].find("...");
+    int named = static_cast<int>(terms[i].size()) - (dots == std::string::npos ? 0 : 3);
+    if (dots == std::string::npos ? named != operands[i]->rank() : named > operands[i]->rank())
+      error(spec_loc, "einsum subscripts '" + terms[i] + "' do not fit operand " + std::to_string(i) + " of shape " +
+                          operands[i]->type().str());
+    if (dots == std::string::npos) continue;
+    any_dots = true;
+    const Shape& s = operands[i]->shape();
+    ellipsis_of[i] = Shape(s.begin() + dots, s.begin() + dots + (operands[i]->rank() - named));
+    try {
+      ellipsis_shape = ir::broadcast_shapes(ellipsis_shape, ellipsis_of[i]);
+    } catch (const ir::ShapeError&) {
+      error(spec_loc, "einsum: the '...' dims of the operands cannot be broadcast: " + ir::shape_str(ellipsis_shape) +
+                          " and " + ir::shape_str(ellipsis_of[i]));
+    }
+  }
+  std::string fresh;
+  for (char c = 'A'; fresh.size() < ellipsis_shape.size() && c <= 'z'; ++c)
+    if (std::isalpha(static_cast<unsigned char>(c)) && !used.count(c)) fresh += c;
+  if (fresh.size() < ellipsis_shape.size()) error(spec_loc, "einsum: too many dimensions under '...'");
+  std::vector<std::string> labels(operands.size());
+  for (size_t i = 0; i < operands.size(); ++i) {
+    size_t dots = terms[i].find("...");
+    if (dots == std::string::npos) {
+      labels[i] = terms[i];
+      continue;
+    }
+    // Pad the operand's "..." part with 1s to the common rank, then broadcast it.
+    const Shape& s = operands[i]->shape();
+    Shape padded(s.begin(), s.begin() + dots), target = padded;
+    for (size_t k = ellipsis_of[i].size(); k < ellipsis_shape.size(); ++k) padded.push_back(1);
+    padded.insert(padded.end(), ellipsis_of[i].begin(), ellipsis_of[i].end());
+    target.insert(target.end(), ellipsis_shape.begin(), ellipsis_shape.end());
+    padded.insert(padded.end(), s.begin() + dots + ellipsis_of[i].size(), s.end());
+    target.insert(target.end(), s.begin() + dots + ellipsis_of[i].size(), s.end());
+    operands[i] = broadcast_to(b, reshape_to(b, operands[i], padded, call.loc), target, call.loc);
+    labels[i] = terms[i].substr(0, dots) + fresh + terms[i].substr(dots + 3);
+  }
+  std::string output;
+  if (rhs) {
+    size_t dots = rhs->find("...");
+    if (dots != std::string::npos) output = rhs->substr(0, dots) + fresh + rhs->substr(dots + 3);
+    else if (any_dots && !ellipsis_shape.empty()) error(spec_loc, "einsum output must keep the '...' dims ('->...')");
+    else output = *rhs;
+  } else {
+    // Implicit output: the "..." dims, then the labels used once, alphabetically.
+    std::map<char, int> count;
+    for (const std::string& t : terms)
+      for (char c : t)
+        if (c != '.') ++count[c];
+    output = fresh;
+    for (auto [c, n] : count)
+      if (n == 1) output += c;
+  }
+  std::string canonical = canonical_labels(labels, output);
+  ir::Attrs attrs;
+  attrs.name = canonical;
+  try {
+    return Value::tensor(b.graph().make(Op::Contract, operands, attrs, call.loc));
+  } catch (const UserError& e) {
+    error(spec_loc, e.what());
+  }
+}
+
+Value concatenate(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"arrays", "axis"}, 1);
+  const Arg& arrays = arg_of(args[0]);
+  if (!arrays.value.is(K::Tuple) || arrays.value.items.empty())
+    error(arrays.loc, "np.concatenate needs a non-empty list of tensors");
+  std::vector<NodeRef> parts;
+  for (const Value& v : arrays.value.items) parts.push_back(b.tensor({v, arrays.loc}, "a concatenated value"));
+  int64_t axis = 0;
+  if (given(args[1])) axis = normalize_axis(b.constant_int(*args[1], "axis"), parts[0]->rank(), args[1]->loc);
+  if (parts.size() == 1) return Value::tensor(parts[0]);
+  ir::Attrs attrs;
+  attrs.axes = {axis};
+  return Value::tensor(b.graph().make(Op::Concat, parts, attrs, call.loc));
+}
+
+Value where(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"condition", "x", "y"}, 3);
+  const Arg& cond = arg_of(args[0]);
+  if (!cond.value.is(K::Compare))
+    error(cond.loc, "the condition of np.where must be a comparison such as 'x > 0', not " + cond.value.describe());
+  std::vector<NodeRef> inputs = {b.tensor({cond.value.items[0], cond.loc}, "a compared value"),
+                                 b.tensor({cond.value.items[1], cond.loc}, "a compared value"),
+                                 b.tensor(arg_of(args[1]), "the x of np.where"),
+                                 b.tensor(arg_of(args[2]), "the y of np.where")};
+  ir::Attrs attrs;
+  attrs.cmp = cond.value.cmp;
+  return Value::tensor(b.graph().make(Op::Select, inputs, attrs, call.loc));
+}
+
+Value cumsum(Builder& b, NodeRef x, const std::optional<Arg>& axis_arg, const SourceLoc& loc) {
+  if (!given(axis_arg)) {  // NumPy flattens first
+    x = reshape_to(b, x, {ir::num_elements(x->shape())}, loc);
+  }
+  int64_t axis = given(axis_arg) ? normalize_axis(b.constant_int(*axis_arg, "axis"), x->rank(), axis_arg->loc) : 0;
+  if (x->rank() == 0) error(loc, "cumsum of a zero-dimensional tensor");
+  ir::Attrs attrs;
+  attrs.axes = {axis};
+  return Value::tensor(b.graph().make(Op::Cumsum, {x}, attrs, loc));
+}
+
+// The method form x.name(...) and the function np.name(x, ...) share this.
+Value call_tensor_function(Builder& b, const std::string& name, const CallArgs& call) {
+  if (kReduce.count(name)) return reduce(b, name, call);
+  if (name == "cumsum") {
+    auto args = bind_args(call, {"a", "axis"}, 1);
+    return cumsum(b, b.tensor(arg_of(args[0]), "the argument of " + call.callee), args[1], call.loc);
+  }
+  if (name == "swapaxes") {
+    auto args = bind_args(call, {"a", "axis1", "axis2"}, 3);
+    NodeRef x = b.tensor(arg_of(args[0]), "the argument of " + call.callee);
+    int64_t a1 = normalize_axis(b.constant_int(*args[1], "axis1"), x->rank(), args[1]->loc);
+    int64_t a2 = normalize_axis(b.constant_int(*args[2], "axis2"), x->rank(), args[2]->loc);
+    std::vector<int64_t> perm;
+    for (int k = 0; k < x->rank(); ++k) perm.push_back(k);
+    std::swap(perm[a1], perm[a2]);
+    return Value::tensor(transpose(b, x, perm, call.loc));
+  }
+  throw InternalError(__FILE__, __LINE__, "no tensor function " + name);
+}
+
+}  // namespace
+
+bool is_numpy_name(const std::string& name) {
+  return name == "pi" || name == "e" || kUnary.count(name) || kReduce.count(name) || kOther.count(name);
+}
+
+Value numpy_attribute(const std::string& name, const SourceLoc& loc) {
+  if (name == "pi") return Value::real(std::numbers::pi);
+  if (name == "e") return Value::real(std::numbers::e);
+  if (!is_numpy_name(name)) {
+    std::string hint = name == "float32" || name == "float64" || name == "astype"
+                           ? " (dtypes come from the parameter annotations)"
+                           : "";
+    error(loc, "np." + name + " is not supported" + hint);
+  }
+  return Value::of(K::NpFunction, name);
+}
+
+Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
+  if (auto it = kUnary.find(name); it != kUnary.end()) {
+    auto args = bind_args(call, {"x"}, 1);
+    return b.unary(it->second, arg_of(args[0]), call.loc);
+  }
+  if (name == "square") {
+    auto args = bind_args(call, {"x"}, 1);
+    return b.binary("*", *args[0], *args[0], call.loc);
+  }
+  if (name == "maximum" || name == "minimum") {
+    auto args = bind_args(call, {"x1", "x2"}, 2);
+    const Arg &x1 = *args[0], &x2 = *args[1];
+    auto a = x1.value.known_number(), c = x2.value.known_number();
+    if (a && c) return Value::real(name == "maximum" ? std::max(*a, *c) : std::min(*a, *c));
+    NodeRef l = b.tensor(x1, "x1 of " + call.callee), r = b.tensor(x2, "x2 of " + call.callee);
+    return Value::tensor(b.graph().make(name == "maximum" ? Op::Max : Op::Min, {l, r}, {}, call.loc));
+  }
+  if (name == "where") return where(b, call);
+  if (name == "matmul") {
+    auto args = bind_args(call, {"x1", "x2"}, 2);
+    return Value::tensor(matmul(b, *args[0], *args[1], call.loc));
+  }
+  if (name == "einsum") return einsum(b, call);
+  if (name == "concatenate") return concatenate(b, call);
+  if (name == "transpose") {
+    auto args = bind_args(call, {"a", "axes"}, 1);
+    NodeRef x = b.tensor(*args[0], "the argument of np.transpose");
+    return transpose_with(b, x, given(args[1]) ? shape_items(*args[1]) : std::vector<Arg>{}, call.loc);
+  }
+  if (name == "reshape") {
+    auto args = bind_args(call, {"a", "newshape"}, 2);
+    return reshape(b, b.tensor(*args[0], "the argument of np.reshape"), shape_items(*args[1]), call.loc);
+  }
+  if (name == "broadcast_to") {
+    auto args = bind_args(call, {"array", "shape"}, 2);
+    NodeRef x = b.tensor(*args[0], "the argument of np.broadcast_to");
+    Shape shape;
+    for (const Arg& d : shape_items(*args[1])) shape.push_back(b.size(d, "a dimension"));
+    return Value::tensor(broadcast_to(b, x, shape, call.loc));
+  }
+  return call_tensor_function(b, name, call);
+}
+
+Value tensor_attribute(Builder& b, const Arg& tensor, const std::string& name, const SourceLoc& loc) {
+  NodeRef x = tensor.value.node;
+  if (name == "T") return Value::tensor(reversed_axes(b, x, loc));
+  if (name == "shape") {
+    std::vector<Value> dims;
+    for (const Size& d : x->shape()) dims.push_back(Value::integer(d));
+    return Value::tuple(dims);
+  }
+  if (name == "ndim") return Value::integer(x->rank());
+  if (name == "size") return Value::integer(ir::num_elements(x->shape()));
+  if (!kMethods.count(name)) error(loc, "tensors have no attribute '" + name + "' in Axon's NumPy subset");
+  Value method = Value::of(K::Method, name);
+  method.items.push_back(tensor.value);
+  return method;
+}
+
+Value call_method(Builder& b, const Value& method, const CallArgs& call) {
+  NodeRef x = method.items.at(0).node;
+  const std::string& name = method.text;
+  if (name == "reshape" || name == "transpose") {
+    if (!call.keywords.empty()) error(call.keywords[0].second.loc, call.callee + "() takes no keyword arguments");
+    std::vector<Arg> dims = call.positional;
+    if (dims.size() == 1 && (dims[0].value.is(K::Tuple) || dims[0].value.is(K::None)))
+      dims = dims[0].value.is(K::None) ? std::vector<Arg>{} : shape_items(dims[0]);
+    if (name == "reshape") {
+      if (dims.empty()) error(call.loc, "x.reshape() needs a shape");
+      return reshape(b, x, dims, call.loc);
+    }
+    return transpose_with(b, x, dims, call.loc);
+  }
+  CallArgs with_self = call;
+  with_self.positional.insert(with_self.positional.begin(), Arg{method.items[0], call.loc});
+  return call_tensor_function(b, name, with_self);
+}
+
+ir::NodeRef matmul(Builder& b, const Arg& a_arg, const Arg& b_arg, const SourceLoc& loc) {
+  NodeRef a = b.tensor(a_arg, "the left operand of matmul");
+  NodeRef c = b.tensor(b_arg, "the right operand of matmul");
+  if (a->rank() == 0 || c->rank() == 0)
+    error(loc, "matmul: operands must have at least one dimension, got " + a->type().str() + " and " + c->type().str());
+  // Labels: batch dims A.., then m, k, n.
+  const Shape& sa = a->shape();
+  const Shape& sc = c->shape();
+  Size ka = sa.back(), kc = c->rank() == 1 ? sc[0] : sc[sc.size() - 2];
+  if (ka != kc)
+    error(loc, "matmul: shapes " + a->type().str() + " and " + c->type().str() + " do not align: " + ka.str() +
+                   " vs " + kc.str());
+  Shape batch_a(sa.begin(), sa.end() - std::min<size_t>(sa.size(), 2));
+  Shape batch_c(sc.begin(), sc.end() - std::min<size_t>(sc.size(), 2));
+  Shape batch;
+  try {
+    batch = ir::broadcast_shapes(batch_a, batch_c);
+  } catch (const ir::ShapeError&) {
+    error(loc, "matmul: batch dims of " + a->type().str() + " and " + c->type().str() + " cannot be broadcast");
+  }
+  std::string batch_labels;
+  for (size_t k = 0; k < batch.size(); ++k) batch_labels += static_cast<char>('A' + k);
+  if (batch.size() > 20) error(loc, "matmul: too many batch dimensions");
+  std::string la, lc, out = batch_labels;
+  if (a->rank() >= 2) {
+    Shape target = batch;
+    target.push_back(sa[sa.size() - 2]);
+    target.push_back(ka);
+    a = broadcast_to(b, a, target, loc);
+    la = batch_labels + "mk";
+    out += "m";
+  } else {
+    la = "k";
+  }
+  if (c->rank() >= 2) {
+    Shape target = batch;
+    target.push_back(kc);
+    target.push_back(sc.back());
+    c = broadcast_to(b, c, target, loc);
+    lc = batch_labels + "kn";
+    out += "n";
+  } else {
+    lc = "k";
+  }
+  ir::Attrs attrs;
+  attrs.name = canonical_labels({la, lc}, out);
+  return b.graph().make(Op::Contract, {a, c}, attrs, loc);
+}
+
+// ---- indexing ----
+
+namespace {
+
+struct AxisIndex {
+  Size start, extent;
+  int64_t step = 1;
+  bool drop = false;  // an integer index removes the axis
+};
+
+// A bound given to a slice or an index: negative constants count from the end.
+Size from_end(const Size& value, const Size& dim) {
+  if (value.is_constant() && *value.constant() < 0) return dim + value;
+  return value;
+}
+
+int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(v, hi)); }
+
+AxisIndex slice_axis(Builder& b, const Value& slice, const Size& dim, const SourceLoc& loc) {
+  const Value &lo = slice.items[0], &hi = slice.items[1], &st = slice.items[2];
+  AxisIndex r;
+  if (!st.is(K::None)) r.step = b.constant_int({st, loc}, "a slice step");
+  if (r.step == 0) error(loc, "slice step cannot be zero");
+  auto bound = [&](const Value& v) { return from_end(b.size({v, loc}, "a slice bound"), dim); };
+  std::optional<Size> start, stop;
+  if (!lo.is(K::None)) start = bound(lo);
+  if (!hi.is(K::None)) stop = bound(hi);
+  std::optional<int64_t> d = dim.constant();
+  bool concrete = d && (!start || start->is_constant()) && (!stop || stop->is_constant());
+  if (concrete) {  // Python's clamping, exactly
+    int64_t n = *d, s, e;
+    if (r.step > 0) {
+      s = start ? clamp(*start->constant(), 0, n) : 0;
+      e = stop ? clamp(*stop->constant(), 0, n) : n;
+      r.extent = e > s ? (e - s + r.step - 1) / r.step : 0;
+    } else {
+      s = start ? clamp(*start->constant(), -1, n - 1) : n - 1;
+      e = stop ? clamp(*stop->constant(), -1, n - 1) : -1;
+      r.extent = s > e ? (s - e - r.step - 1) / -r.step : 0;
+    }
+    r.start = r.extent == Size(0) ? Size(0) : Size(s);
+    return r;
+  }
+  // Symbolic sizes: bounds must lie inside the axis (checked when sizes are known).
+  if (r.step > 0) {
+    r.start = start.value_or(0);
+    Size span = stop.value_or(dim) - r.start;
+    r.extent = r.step == 1 ? span : Size::floordiv(span + (r.step - 1), r.step);
+  } else {
+    r.start = start.value_or(dim - 1);
+    Size span = r.start - stop.value_or(-1);
+    r.extent = Size::floordiv(span + (-r.step - 1), -r.step);
+  }
+  if (r.extent.is_constant() && *r.extent.constant() < 0) r.extent = 0;
+  return r;
+}
+
+}  // namespace
+
+Value index_tensor(Builder& b, const Arg& tensor, const Arg& index, const SourceLoc& loc) {
+  NodeRef x = tensor.value.node;
+  std::vector<Value> items = index.value.is(K::Tuple) ? index.value.items : std::vector<Value>{index.value};
+  int consumed = 0, ellipses = 0;
+  for (const Value& v : items) {
+    if (v.is(K::Int) || v.is(K::Slice)) ++consumed;
+    else if (v.is(K::Ellipsis)) ++ellipses;
+    else if (v.is(K::Tensor)) error(index.loc, "indexing with a tensor is not supported (only integers, slices, None and ...)");
+    else if (!v.is(K::None)) error(index.loc, "invalid index: " + v.describe());
+  }
+  if (ellipses > 1) error(index.loc, "an index can only have a single '...'");
+  if (consumed > x->rank())
+    error(index.loc, "too many indices: " + std::to_string(consumed) + " for a tensor " + x->type().str());
+  // Expand "..." (or pad at the end) with full slices.
+  Value full = Value::of(K::Slice);
+  full.items = {Value::of(K::None), Value::of(K::None), Value::of(K::None)};
+  std::vector<Value> expanded;
+  for (const Value& v : items) {
+    if (!v.is(K::Ellipsis)) {
+      expanded.push_back(v);
+      continue;
+    }
+    for (int k = consumed; k < x->rank(); ++k) expanded.push_back(full);
+    consumed = x->rank();
+  }
+  for (int k = consumed; k < x->rank(); ++k) expanded.push_back(full);
+
+  ir::Attrs attrs;
+  Shape result_shape;
+  bool any_slice = false;
+  int axis = 0;
+  for (const Value& v : expanded) {
+    if (v.is(K::None)) {
+      result_shape.push_back(1);
+      continue;
+    }
+    const Size& dim = x->shape()[axis];
+    AxisIndex ai;
+    if (v.is(K::Int)) {
+      ai.start = from_end(v.size, dim);
+      ai.extent = 1;
+      ai.drop = true;
+      auto i = ai.start.constant();
+      auto d = dim.constant();
+      if ((i && *i < 0) || (i && d && *i >= *d))
+        error(index.loc, "index " + v.size.str() + " is out of bounds for axis " + std::to_string(axis) +
+                             " with size " + dim.str());
+    } else {
+      ai = slice_axis(b, v, dim, index.loc);
+    }
+    any_slice = any_slice || ai.start != Size(0) || ai.step != 1 || ai.extent != dim;
+    attrs.sizes.push_back(ai.start);
+    attrs.axes.push_back(ai.step);
+    attrs.extents.push_back(ai.extent);
+    if (!ai.drop) result_shape.push_back(ai.extent);
+    ++axis;
+  }
+  NodeRef result = any_slice ? b.graph().make(Op::Slice, {x}, attrs, loc) : x;
+  return Value::tensor(reshape_to(b, result, result_shape, loc));
+}
+
+}  // namespace axon::lang

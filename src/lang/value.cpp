@@ -1,0 +1,184 @@
+#include "lang/value.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "lang/numpy_api.h"
+
+namespace axon::lang {
+namespace {
+
+[[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
+
+double python_floor_div(double a, double b) { return std::floor(a / b); }
+double python_mod(double a, double b) {
+  double r = std::fmod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+
+ir::Op binary_op(const std::string& op, const SourceLoc& loc) {
+  if (op == "+") return ir::Op::Add;
+  if (op == "-") return ir::Op::Sub;
+  if (op == "*") return ir::Op::Mul;
+  if (op == "/") return ir::Op::Div;
+  if (op == "//" || op == "%") error(loc, "operator '" + op + "' is not supported on tensors");
+  error(loc, "operator '" + op + "' is not supported");
+}
+
+double fold_unary(ir::Op op, double x) {
+  switch (op) {
+    case ir::Op::Neg: return -x;
+    case ir::Op::Exp: return std::exp(x);
+    case ir::Op::Log: return std::log(x);
+    case ir::Op::Sqrt: return std::sqrt(x);
+    case ir::Op::Tanh: return std::tanh(x);
+    case ir::Op::Abs: return std::fabs(x);
+    case ir::Op::Recip: return 1.0 / x;
+    default: throw InternalError(__FILE__, __LINE__, "not a foldable unary op");
+  }
+}
+
+}  // namespace
+
+std::optional<double> Value::known_number() const {
+  if (kind == Kind::Float || kind == Kind::Bool) return number;
+  if (kind == Kind::Int && size.is_constant()) return static_cast<double>(*size.constant());
+  return std::nullopt;
+}
+
+std::string Value::describe() const {
+  switch (kind) {
+    case Kind::Tensor: return "a tensor " + node->type().str();
+    case Kind::Int: return "the integer " + size.str();
+    case Kind::Float: {
+      std::string text = std::to_string(number);
+      return "the number " + text;
+    }
+    case Kind::Bool: return number ? "True" : "False";
+    case Kind::None: return "None";
+    case Kind::Ellipsis: return "'...'";
+    case Kind::String: return "a string";
+    case Kind::Tuple: return "a tuple of " + std::to_string(items.size());
+    case Kind::Slice: return "a slice";
+    case Kind::Compare: return "a comparison";
+    case Kind::Module: return "the module numpy";
+    case Kind::Function: return "the function '" + text + "'";
+    case Kind::NpFunction: return "the function np." + text;
+    case Kind::Method: return "the method ." + text;
+  }
+  return "a value";
+}
+
+std::vector<std::optional<Arg>> bind_args(const CallArgs& call, const std::vector<std::string>& params,
+                                          size_t required) {
+  std::vector<std::optional<Arg>> bound(params.size());
+  if (call.positional.size() > params.size()) {
+    const Arg& extra = call.positional[params.size()];
+    error(extra.loc, call.callee + "() takes " + std::to_string(params.size()) + " positional argument" +
+                         (params.size() == 1 ? "" : "s") + " but " + std::to_string(call.positional.size()) +
+                         " were given");
+  }
+  for (size_t i = 0; i < call.positional.size(); ++i) bound[i] = call.positional[i];
+  for (const auto& [name, arg] : call.keywords) {
+    size_t i = 0;
+    while (i < params.size() && params[i] != name) ++i;
+    if (i == params.size()) error(arg.loc, call.callee + "() got an unexpected keyword argument '" + name + "'");
+    if (bound[i]) error(arg.loc, call.callee + "() got multiple values for argument '" + name + "'");
+    bound[i] = arg;
+  }
+  for (size_t i = 0; i < required; ++i)
+    if (!bound[i]) error(call.loc, call.callee + "() missing required argument '" + params[i] + "'");
+  return bound;
+}
+
+ir::NodeRef Builder::tensor(const Arg& arg, const std::string& what) {
+  const Value& v = arg.value;
+  if (v.is(Value::Kind::Tensor)) return v.node;
+  if (v.is(Value::Kind::Int)) {
+    if (auto c = v.size.constant()) return graph_.constant(static_cast<double>(*c), arg.loc);
+    return graph_.size_value(v.size, arg.loc);
+  }
+  if (auto x = v.known_number()) return graph_.constant(*x, arg.loc);
+  if (v.is(Value::Kind::Compare))
+    error(arg.loc, "a comparison can only be the condition of np.where, not " + what);
+  error(arg.loc, what + " must be a tensor or a number, not " + v.describe());
+}
+
+int64_t Builder::constant_int(const Arg& arg, const std::string& what) {
+  if (arg.value.is(Value::Kind::Int) && arg.value.size.is_constant()) return *arg.value.size.constant();
+  if (arg.value.is(Value::Kind::Int)) error(arg.loc, what + " must be a constant integer, not the size " + arg.value.size.str());
+  error(arg.loc, what + " must be an integer, not " + arg.value.describe());
+}
+
+ir::Size Builder::size(const Arg& arg, const std::string& what) {
+  if (arg.value.is(Value::Kind::Int)) return arg.value.size;
+  error(arg.loc, what + " must be an integer, not " + arg.value.describe());
+}
+
+Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, const SourceLoc& loc) {
+  const Value& a = left.value;
+  const Value& b = right.value;
+  if (op == "@") return Value::tensor(matmul(*this, left, right, loc));
+  using K = Value::Kind;
+  // Integer arithmetic stays exact and symbolic: sizes are integers.
+  if (a.is(K::Int) && b.is(K::Int)) {
+    try {
+      if (op == "+") return Value::integer(a.size + b.size);
+      if (op == "-") return Value::integer(a.size - b.size);
+      if (op == "*") return Value::integer(a.size * b.size);
+      if (op == "//" || op == "%") {
+        auto d = b.size.constant();
+        if (!d) error(right.loc, "the divisor of '" + op + "' must be a constant, not " + b.size.str());
+        if (*d == 0) error(right.loc, "integer division by zero");
+        if (op == "%") {
+          auto n = a.size.constant();
+          if (!n) error(left.loc, "'%' needs constant operands");
+          return Value::integer(static_cast<int64_t>(python_mod(static_cast<double>(*n), static_cast<double>(*d))));
+        }
+        if (*d < 0 && !a.size.is_constant()) error(right.loc, "the divisor of '//' must be positive");
+        if (*d < 0) return Value::integer(static_cast<int64_t>(python_floor_div(double(*a.size.constant()), double(*d))));
+        return Value::integer(ir::Size::floordiv(a.size, *d));
+      }
+      if (op == "**" && a.size.is_constant() && b.size.is_constant() && *b.size.constant() >= 0 &&
+          *b.size.constant() < 64) {
+        ir::Size result = 1;
+        for (int64_t i = 0; i < *b.size.constant(); ++i) result = result * a.size;
+        return Value::integer(result);
+      }
+    } catch (const std::overflow_error&) {
+      error(loc, "integer overflow in '" + op + "'");
+    }
+  }
+  auto x = a.known_number(), y = b.known_number();
+  if (x && y) {
+    if ((op == "/" || op == "//" || op == "%") && *y == 0) error(right.loc, "division by zero");
+    if (op == "+") return Value::real(*x + *y);
+    if (op == "-") return Value::real(*x - *y);
+    if (op == "*") return Value::real(*x * *y);
+    if (op == "/") return Value::real(*x / *y);
+    if (op == "//") return Value::real(python_floor_div(*x, *y));
+    if (op == "%") return Value::real(python_mod(*x, *y));
+    if (op == "**") return Value::real(std::pow(*x, *y));
+  }
+  if (op == "**") {
+    ir::NodeRef base = tensor(left, "the base of '**'");
+    if (!y) error(right.loc, "the exponent of '**' must be a constant number, not " + b.describe());
+    ir::Attrs attrs;
+    attrs.value = *y;
+    return Value::tensor(graph_.make(ir::Op::Pow, {base}, attrs, loc));
+  }
+  ir::Op ir_op = binary_op(op, loc);
+  ir::NodeRef l = tensor(left, "the left operand of '" + op + "'");
+  ir::NodeRef r = tensor(right, "the right operand of '" + op + "'");
+  return Value::tensor(graph_.make(ir_op, {l, r}, {}, loc));
+}
+
+Value Builder::unary(ir::Op op, const Arg& operand, const SourceLoc& loc) {
+  if (op == ir::Op::Neg && operand.value.is(Value::Kind::Int)) return Value::integer(-operand.value.size);
+  if (auto x = operand.value.known_number()) return Value::real(fold_unary(op, *x));
+  ir::NodeRef in = tensor(operand, std::string("the argument of ") + ir::op_name(op));
+  return Value::tensor(graph_.make(op, {in}, {}, loc));
+}
+
+}  // namespace axon::lang
