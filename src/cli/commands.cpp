@@ -20,63 +20,7 @@ namespace {
 
 [[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
 
-const char* kUsage =
-    "axon: a synthesizing superoptimizer for tensor programs written as NumPy code\n"
-    "\n"
-    "usage: axon <command> [options]\n"
-    "\n"
-    "commands:\n"
-    "  check FILE        parse and shape-check a program; print its IR\n"
-    "  run FILE          evaluate a kernel with the float64 reference interpreter\n"
-    "  help [COMMAND]    show help for a command\n"
-    "\n"
-    "options: --help, --version\n"
-    "exit status: 0 success, 1 bad input (file:line:col: error: ...), 2 internal error\n";
-
-const std::vector<OptionSpec> kCheckOptions = {
-    {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
-    {"--help", "", "show this help"},
-};
-
-const std::vector<OptionSpec> kRunOptions = {
-    {"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both: test,M=8"},
-    {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
-    {"--in", "NAME=FILE", "read parameter NAME from a .npy file (float16/32/64, C order); repeatable", true},
-    {"--seed", "S", "seed for the random normal inputs not given by --in (default 0)"},
-    {"--out", "FILE[,FILE...]", "write the result(s) as float64 .npy, one file per returned tensor"},
-    {"--help", "", "show this help"},
-};
-
-std::string command_help(const std::string& command) {
-  if (command == "check")
-    return "usage: axon check FILE [--entry NAME]\n\nParses FILE, checks every shape for all sizes, and prints the "
-           "kernel's IR.\n\noptions:\n" +
-           options_help(kCheckOptions);
-  if (command == "run")
-    return "usage: axon run FILE [--dims SPEC] [--in NAME=FILE ...] [--seed S] [--out FILE[,FILE...]]\n\n"
-           "Evaluates the kernel in float64 at concrete sizes. Parameters not given by --in are filled with\n"
-           "seeded standard normals. Sizes come from --dims and from the shapes of the --in files, which must\n"
-           "agree with each other and with the annotations. Prints each result's shape and a short summary.\n\n"
-           "options:\n" +
-           options_help(kRunOptions);
-  return kUsage;
-}
-
-// The program file: the one positional argument.
-const Word& program_file(const ParsedArgs& args, const Word& command) {
-  if (args.positional.empty()) error(command.loc, "axon " + command.text + " needs a program file");
-  if (args.positional.size() > 1) error(args.positional[1].loc, "unexpected argument '" + args.positional[1].text + "'");
-  const Word& file = args.positional[0];
-  std::error_code ec;
-  if (std::filesystem::is_directory(file.text, ec)) error(file.loc, "'" + file.text + "' is a directory, not a program file");
-  if (!std::filesystem::exists(file.text, ec)) error(file.loc, "no such file '" + file.text + "'");
-  return file;
-}
-
-std::optional<std::string> entry_of(const ParsedArgs& args) {
-  if (const Word* w = args.last("--entry")) return w->text;
-  return std::nullopt;
-}
+std::optional<std::string> entry_of(const ParsedArgs& args) { return option_text(args, "--entry"); }
 
 std::optional<int64_t> parse_int(const std::string& text) {
   if (text.empty() || text.size() > 18) return std::nullopt;
@@ -168,7 +112,7 @@ std::string summary(const eval::Tensor& t) {
   return out.str();
 }
 
-int check_command(const Word& command, const ParsedArgs& args) {
+int check(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
   ir::Program program = lang::load_program(file.text, entry_of(args));
   std::cout << ir::print_function(program.kernel);
@@ -180,7 +124,7 @@ int check_command(const Word& command, const ParsedArgs& args) {
   return 0;
 }
 
-int run_command(const Word& command, const ParsedArgs& args) {
+int run(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
   ir::Program program = lang::load_program(file.text, entry_of(args));
   const ir::Function& fn = program.kernel;
@@ -208,12 +152,7 @@ int run_command(const Word& command, const ParsedArgs& args) {
       error(loc_in(w, eq + 1), e.what());
     }
   }
-  uint64_t seed = 0;
-  if (const Word* w = args.last("--seed")) {
-    auto s = parse_int(w->text);
-    if (!s) error(w->loc, "bad --seed '" + w->text + "': expected a non-negative integer");
-    seed = static_cast<uint64_t>(*s);
-  }
+  uint64_t seed = static_cast<uint64_t>(int_option(args, "--seed").value_or(0));
   std::vector<Word> outs;
   if (const Word* w = args.last("--out")) {
     outs = split_commas(*w);
@@ -266,34 +205,119 @@ int run_command(const Word& command, const ParsedArgs& args) {
 
 }  // namespace
 
+const Word& program_file(const ParsedArgs& args, const Word& command, size_t i, size_t count) {
+  if (args.positional.size() <= i)
+    error(command.loc, "axon " + command.text + " needs " + (count == 1 ? "a program file" : std::to_string(count) + " program files"));
+  if (args.positional.size() > count)
+    error(args.positional[count].loc, "unexpected argument '" + args.positional[count].text + "'");
+  const Word& file = args.positional[i];
+  std::error_code ec;
+  if (std::filesystem::is_directory(file.text, ec)) error(file.loc, "'" + file.text + "' is a directory, not a program file");
+  if (!std::filesystem::exists(file.text, ec)) error(file.loc, "no such file '" + file.text + "'");
+  return file;
+}
+
+std::optional<std::string> option_text(const ParsedArgs& args, const std::string& name) {
+  if (const Word* w = args.last(name)) return w->text;
+  return std::nullopt;
+}
+
+std::optional<int64_t> int_option(const ParsedArgs& args, const std::string& name) {
+  const Word* w = args.last(name);
+  if (!w) return std::nullopt;
+  auto value = parse_int(w->text);
+  if (!value) error(w->loc, "bad " + name + " '" + w->text + "': expected a non-negative integer");
+  return value;
+}
+
+const Command& check_command() {
+  static const Command command{
+      "check", "parse and shape-check a program; print its IR",
+      "usage: axon check FILE [--entry NAME]\n\nParses FILE, checks every shape for all sizes, and prints the "
+      "kernel's IR.\n",
+      {{"--entry", "NAME", "the kernel to use (default: the last def in the file)"}, {"--help", "", "show this help"}},
+      check};
+  return command;
+}
+
+const Command& run_command() {
+  static const Command command{
+      "run", "evaluate a kernel with the float64 reference interpreter",
+      "usage: axon run FILE [--dims SPEC] [--in NAME=FILE ...] [--seed S] [--out FILE[,FILE...]]\n\n"
+      "Evaluates the kernel in float64 at concrete sizes. Parameters not given by --in are filled with\n"
+      "seeded standard normals. Sizes come from --dims and from the shapes of the --in files, which must\n"
+      "agree with each other and with the annotations. Prints each result's shape and a short summary.\n",
+      {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both: test,M=8"},
+       {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
+       {"--in", "NAME=FILE", "read parameter NAME from a .npy file (float16/32/64, C order); repeatable", true},
+       {"--seed", "S", "seed for the random normal inputs not given by --in (default 0)"},
+       {"--out", "FILE[,FILE...]", "write the result(s) as float64 .npy, one file per returned tensor"},
+       {"--help", "", "show this help"}},
+      run};
+  return command;
+}
+
+namespace {
+
+const std::vector<const Command*>& all_commands() {
+  static const std::vector<const Command*> commands = {&check_command(), &run_command(), &verify_command()};
+  return commands;
+}
+
+std::string usage() {
+  std::ostringstream out;
+  out << "axon: a synthesizing superoptimizer for tensor programs written as NumPy code\n\n"
+         "usage: axon <command> [options]\n\ncommands:\n";
+  for (const Command* c : all_commands()) out << "  " << c->name << std::string(12 - c->name.size(), ' ') << c->summary << '\n';
+  out << "  help        show help for a command: axon help COMMAND\n\n"
+         "options: --help, --version\n"
+         "exit status: 0 success, 1 bad input (file:line:col: error: ...), 2 internal error;\n"
+         "             verify: 3 refuted, 4 unknown\n";
+  return out.str();
+}
+
+std::string command_help(const Command& c) { return c.usage + "\noptions:\n" + options_help(c.options); }
+
+const Command* find_command(const std::string& name) {
+  for (const Command* c : all_commands())
+    if (c->name == name) return c;
+  return nullptr;
+}
+
+}  // namespace
+
 int run_cli(const std::vector<Word>& words) {
   if (words.empty()) {
-    std::cerr << kUsage;
+    std::cerr << usage();
     return 1;
   }
-  const Word& command = words[0];
-  if (command.text == "--help" || command.text == "-h") {
-    std::cout << kUsage;
+  const Word& first = words[0];
+  if (first.text == "--help" || first.text == "-h") {
+    std::cout << usage();
     return 0;
   }
-  if (command.text == "--version") {
+  if (first.text == "--version") {
     std::cout << "axon " << AXON_VERSION << '\n';
     return 0;
   }
-  if (command.text == "help") {
-    std::cout << command_help(words.size() > 1 ? words[1].text : "");
+  if (first.text == "help") {
+    const Command* c = words.size() > 1 ? find_command(words[1].text) : nullptr;
+    if (words.size() > 1 && !c) error(words[1].loc, "unknown command '" + words[1].text + "'");
+    std::cout << (c ? command_help(*c) : usage());
     return 0;
   }
-  const std::vector<OptionSpec>* specs = command.text == "check" ? &kCheckOptions
-                                         : command.text == "run" ? &kRunOptions
-                                                                 : nullptr;
-  if (!specs) error(command.loc, "unknown command '" + command.text + "' (commands: check, run, help)");
-  ParsedArgs args = parse_options(std::vector<Word>(words.begin() + 1, words.end()), *specs);
+  const Command* command = find_command(first.text);
+  if (!command) {
+    std::string names;
+    for (const Command* c : all_commands()) names += c->name + ", ";
+    error(first.loc, "unknown command '" + first.text + "' (commands: " + names + "help)");
+  }
+  ParsedArgs args = parse_options(std::vector<Word>(words.begin() + 1, words.end()), command->options);
   if (args.has("--help")) {
-    std::cout << command_help(command.text);
+    std::cout << command_help(*command);
     return 0;
   }
-  return command.text == "check" ? check_command(command, args) : run_command(command, args);
+  return command->run(first, args);
 }
 
 }  // namespace axon::cli

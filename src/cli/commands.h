@@ -2,12 +2,35 @@
 // are thrown as UserError and printed by main.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cli/args.h"
+#include "ir/program.h"
 
 namespace axon::cli {
 
+struct Command {
+  std::string name;
+  std::string summary;  // one line for `axon --help`
+  std::string usage;    // the full text for `axon help NAME`, before the options
+  std::vector<OptionSpec> options;
+  int (*run)(const Word& command, const ParsedArgs& args);
+};
+
+// One per file: commands.cpp (check, run), verify.cpp, explore.cpp.
+const Command& check_command();
+const Command& run_command();
+const Command& verify_command();
+
 int run_cli(const std::vector<Word>& words);
+
+// Shared by the commands.
+/// The program file positional argument number `i` (checked to exist).
+const Word& program_file(const ParsedArgs& args, const Word& command, size_t i = 0, size_t count = 1);
+std::optional<std::string> option_text(const ParsedArgs& args, const std::string& name);
+/// A non-negative integer option value.
+std::optional<int64_t> int_option(const ParsedArgs& args, const std::string& name);
 
 }  // namespace axon::cli

@@ -7,11 +7,16 @@
 namespace axon::ir {
 namespace {
 
+// The shortest text that reads back as the same double.
 std::string number_text(double value) {
-  std::ostringstream out;
-  out.precision(17);
-  out << value;
-  std::string text = out.str();
+  std::string text;
+  for (int precision = 6; precision <= 17; ++precision) {
+    std::ostringstream out;
+    out.precision(precision);
+    out << value;
+    text = out.str();
+    if (std::stod(text) == value || value != value) break;
+  }
   if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // keep floats looking like floats
   return text;
 }
@@ -84,7 +89,7 @@ class Printer {
         if (node->op() == Op::Transpose) args.push_back("axes=" + ints_text(a.axes));
         if (node->op() == Op::Reshape || node->op() == Op::Broadcast) args.push_back(shape_str(a.sizes));
         if (node->op() == Op::Concat) args.push_back("axis=" + std::to_string(a.axes[0]));
-        if (node->op() == Op::Slice) args.push_back(slices(a));
+        if (node->op() == Op::Slice) args.push_back(slices(node));
         break;
       default: break;
     }
@@ -93,12 +98,27 @@ class Printer {
     return out.str();
   }
 
-  // "[start:start+length*step:step, ...]" written as start/length/step per axis.
-  static std::string slices(const Attrs& a) {
+  // Python slice notation, "[:, 2:N - 1, ::-1]"; bounds are exact (never clipped).
+  static std::string slices(NodeRef node) {
+    const Attrs& a = node->attrs();
     std::ostringstream out;
     out << '[';
     for (size_t k = 0; k < a.sizes.size(); ++k) {
-      out << (k ? ", " : "") << a.sizes[k].str() << " +" << a.axes[k] << " x" << a.extents[k].str();
+      const Size& dim = node->input(0)->shape()[k];
+      const Size& start = a.sizes[k];
+      Size stop = start + a.extents[k] * a.axes[k];
+      out << (k ? ", " : "");
+      if (a.axes[k] > 0) {
+        if (start != Size(0)) out << start.str();
+        out << ':';
+        if (stop != dim) out << stop.str();
+      } else {
+        if (start != dim - 1) out << start.str();
+        out << ':';
+        bool to_front = stop.is_constant() && *stop.constant() < 0;  // past index 0
+        if (!to_front) out << stop.str();
+      }
+      if (a.axes[k] != 1) out << ':' << a.axes[k];
     }
     out << ']';
     return out.str();

@@ -20,22 +20,22 @@ std::string axes_str(const std::vector<int64_t>& axes) {
 
 // The dtype of an element-wise result: decided by the tensor operands, with
 // weak scalars (literals, sizes) joining only when nothing else is there.
-DType result_dtype(const std::vector<NodeRef>& inputs) {
+DType result_dtype(const std::vector<const Operand*>& inputs) {
   std::optional<DType> dtype;
-  for (NodeRef in : inputs)
+  for (const Operand* in : inputs)
     if (!in->is_weak_scalar()) dtype = dtype ? promote(*dtype, in->dtype()) : in->dtype();
   return dtype.value_or(DType::F32);
 }
 
-TensorType elementwise(const std::vector<NodeRef>& inputs) {
+TensorType elementwise(const std::vector<const Operand*>& inputs) {
   Shape shape;
-  for (NodeRef in : inputs) {
+  for (const Operand* in : inputs) {
     try {
       shape = broadcast_shapes(shape, in->shape());
     } catch (const ShapeError&) {
       std::ostringstream out;
       out << "cannot broadcast shapes";
-      for (size_t i = 0; i < inputs.size(); ++i) out << (i ? " and " : " ") << inputs[i]->type().str();
+      for (size_t i = 0; i < inputs.size(); ++i) out << (i ? " and " : " ") << inputs[i]->type.str();
       fail(out.str());
     }
   }
@@ -48,7 +48,7 @@ void check_axis(int64_t axis, int rank, const char* what) {
          std::to_string(rank));
 }
 
-TensorType reduce(NodeRef x, const Attrs& attrs, const char* what) {
+TensorType reduce(const Operand* x, const Attrs& attrs, const char* what) {
   std::set<int64_t> seen;
   for (int64_t axis : attrs.axes) {
     check_axis(axis, x->rank(), what);
@@ -81,7 +81,7 @@ void parse_spec(const std::string& spec, std::vector<std::string>& operands, std
   }
 }
 
-TensorType contract(const std::vector<NodeRef>& inputs, const Attrs& attrs) {
+TensorType contract(const std::vector<const Operand*>& inputs, const Attrs& attrs) {
   std::vector<std::string> operands;
   std::string output;
   parse_spec(attrs.name, operands, output);
@@ -93,17 +93,17 @@ TensorType contract(const std::vector<NodeRef>& inputs, const Attrs& attrs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string& labels = operands[i];
     if (static_cast<int>(labels.size()) != inputs[i]->rank())
-      fail("einsum operand " + std::to_string(i) + " has shape " + inputs[i]->type().str() + " but subscripts '" +
+      fail("einsum operand " + std::to_string(i) + " has shape " + inputs[i]->type.str() + " but subscripts '" +
            labels + "' name " + std::to_string(labels.size()) + " axes");
     for (size_t k = 0; k < labels.size(); ++k) {
       char label = labels[k];
       const Size& dim = inputs[i]->shape()[k];
       auto [it, fresh] = dims.emplace(label, dim);
       if (fresh) {
-        first_seen[label] = inputs[i]->type().str();
+        first_seen[label] = inputs[i]->type.str();
       } else if (it->second != dim) {
         fail(std::string("einsum subscript '") + label + "' has size " + it->second.str() + " in " +
-             first_seen[label] + " but " + dim.str() + " in " + inputs[i]->type().str());
+             first_seen[label] + " but " + dim.str() + " in " + inputs[i]->type.str());
       }
     }
   }
@@ -117,39 +117,39 @@ TensorType contract(const std::vector<NodeRef>& inputs, const Attrs& attrs) {
   return {result_dtype(inputs), shape};
 }
 
-TensorType transpose(NodeRef x, const Attrs& attrs) {
+TensorType transpose(const Operand* x, const Attrs& attrs) {
   std::vector<int64_t> sorted = attrs.axes;
   std::sort(sorted.begin(), sorted.end());
   bool is_perm = static_cast<int>(sorted.size()) == x->rank();
   for (size_t k = 0; is_perm && k < sorted.size(); ++k) is_perm = sorted[k] == static_cast<int64_t>(k);
-  if (!is_perm) fail("transpose: axes " + axes_str(attrs.axes) + " are not a permutation of the axes of " + x->type().str());
+  if (!is_perm) fail("transpose: axes " + axes_str(attrs.axes) + " are not a permutation of the axes of " + x->type.str());
   Shape shape;
   for (int64_t axis : attrs.axes) shape.push_back(x->shape()[axis]);
   return {x->dtype(), shape};
 }
 
-TensorType reshape(NodeRef x, const Attrs& attrs) {
+TensorType reshape(const Operand* x, const Attrs& attrs) {
   if (num_elements(x->shape()) != num_elements(attrs.sizes))
-    fail("cannot reshape " + x->type().str() + " (" + num_elements(x->shape()).str() + " elements) to " +
+    fail("cannot reshape " + x->type.str() + " (" + num_elements(x->shape()).str() + " elements) to " +
          shape_str(attrs.sizes) + " (" + num_elements(attrs.sizes).str() + " elements)");
   return {x->dtype(), attrs.sizes};
 }
 
-TensorType broadcast(NodeRef x, const Attrs& attrs) {
+TensorType broadcast(const Operand* x, const Attrs& attrs) {
   Shape result;
   try {
     result = broadcast_shapes(x->shape(), attrs.sizes);
   } catch (const ShapeError&) {
-    fail("cannot broadcast " + x->type().str() + " to " + shape_str(attrs.sizes));
+    fail("cannot broadcast " + x->type.str() + " to " + shape_str(attrs.sizes));
   }
-  if (result != attrs.sizes) fail("cannot broadcast " + x->type().str() + " to " + shape_str(attrs.sizes));
+  if (result != attrs.sizes) fail("cannot broadcast " + x->type.str() + " to " + shape_str(attrs.sizes));
   return {x->dtype(), attrs.sizes};
 }
 
-TensorType slice(NodeRef x, const Attrs& attrs) {
+TensorType slice(const Operand* x, const Attrs& attrs) {
   size_t rank = x->shape().size();
   if (attrs.sizes.size() != rank || attrs.axes.size() != rank || attrs.extents.size() != rank)
-    fail("slice of " + x->type().str() + " needs a start, step and length for each axis");
+    fail("slice of " + x->type.str() + " needs a start, step and length for each axis");
   for (size_t k = 0; k < rank; ++k) {
     if (attrs.axes[k] == 0) fail("slice step cannot be zero");
     if (attrs.extents[k].is_constant() && *attrs.extents[k].constant() < 0) fail("slice length is negative");
@@ -157,7 +157,7 @@ TensorType slice(NodeRef x, const Attrs& attrs) {
   return {x->dtype(), attrs.extents};
 }
 
-TensorType concat(const std::vector<NodeRef>& inputs, const Attrs& attrs) {
+TensorType concat(const std::vector<const Operand*>& inputs, const Attrs& attrs) {
   if (inputs.empty()) fail("concatenate needs at least one tensor");
   int rank = inputs[0]->rank();
   if (rank == 0) fail("concatenate: zero-dimensional tensors cannot be concatenated");
@@ -165,18 +165,18 @@ TensorType concat(const std::vector<NodeRef>& inputs, const Attrs& attrs) {
   check_axis(axis, rank, "concatenate");
   Shape shape = inputs[0]->shape();
   shape[axis] = 0;
-  for (NodeRef in : inputs) {
+  for (const Operand* in : inputs) {
     bool fits = in->rank() == rank;
     for (int k = 0; fits && k < rank; ++k) fits = k == axis || in->shape()[k] == inputs[0]->shape()[k];
     if (!fits)
-      fail("concatenate along axis " + std::to_string(axis) + ": shapes " + inputs[0]->type().str() + " and " +
-           in->type().str() + " differ in another axis");
+      fail("concatenate along axis " + std::to_string(axis) + ": shapes " + inputs[0]->type.str() + " and " +
+           in->type.str() + " differ in another axis");
     shape[axis] = shape[axis] + in->shape()[axis];
   }
   return {result_dtype(inputs), shape};
 }
 
-void check_arity(Op op, const std::vector<NodeRef>& inputs, size_t arity) {
+void check_arity(Op op, const std::vector<const Operand*>& inputs, size_t arity) {
   if (inputs.size() != arity)
     throw InternalError(__FILE__, __LINE__,
                         std::string(op_name(op)) + " takes " + std::to_string(arity) + " inputs, got " +
@@ -209,7 +209,9 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
   return result;
 }
 
-TensorType infer_type(Op op, const std::vector<NodeRef>& inputs, const Attrs& attrs) {
+TensorType infer_type(Op op, const std::vector<Operand>& operands, const Attrs& attrs) {
+  std::vector<const Operand*> inputs;
+  for (const Operand& o : operands) inputs.push_back(&o);
   switch (op_kind(op)) {
     case OpKind::Leaf:
       AXON_CHECK(op != Op::Input, "input types are declared, not inferred");
@@ -218,7 +220,7 @@ TensorType infer_type(Op op, const std::vector<NodeRef>& inputs, const Attrs& at
       return {DType::F32, {}};
     case OpKind::Unary:
       check_arity(op, inputs, 1);
-      return inputs[0]->type();
+      return inputs[0]->type;
     case OpKind::Binary:
       check_arity(op, inputs, 2);
       return elementwise(inputs);
@@ -231,7 +233,7 @@ TensorType infer_type(Op op, const std::vector<NodeRef>& inputs, const Attrs& at
     case OpKind::Scan:
       check_arity(op, inputs, 1);
       check_axis(attrs.axes.at(0), inputs[0]->rank(), op_name(op));
-      return inputs[0]->type();
+      return inputs[0]->type;
     case OpKind::Contract:
       return contract(inputs, attrs);
     case OpKind::Layout:
@@ -243,6 +245,12 @@ TensorType infer_type(Op op, const std::vector<NodeRef>& inputs, const Attrs& at
       return slice(inputs[0], attrs);
   }
   throw InternalError(__FILE__, __LINE__, "unknown op kind");
+}
+
+TensorType infer_type(Op op, const std::vector<NodeRef>& inputs, const Attrs& attrs) {
+  std::vector<Operand> operands;
+  for (NodeRef in : inputs) operands.push_back({in->type(), in->is_weak_scalar()});
+  return infer_type(op, operands, attrs);
 }
 
 }  // namespace axon::ir

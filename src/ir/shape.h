@@ -15,8 +15,19 @@ class ShapeError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// What shape inference needs to know of an input.
+struct Operand {
+  TensorType type;
+  bool weak = false;  // a literal or size scalar: does not decide the result dtype
+  int rank() const { return type.rank(); }
+  const Shape& shape() const { return type.shape; }
+  DType dtype() const { return type.dtype; }
+  bool is_weak_scalar() const { return weak; }
+};
+
 /// The type of `op(inputs; attrs)`. Not for Input (whose type is declared).
 TensorType infer_type(Op op, const std::vector<NodeRef>& inputs, const Attrs& attrs);
+TensorType infer_type(Op op, const std::vector<Operand>& inputs, const Attrs& attrs);
 
 /// NumPy broadcasting of two shapes: dims are aligned from the right; equal
 /// dims stay, a dim of constant 1 stretches. Symbolic dims must be equal as

@@ -1,0 +1,47 @@
+# Axon's entry points. `make demo` and `make test` work on a fresh Debian 12
+# machine: each installs what is missing, builds, then runs.
+.PHONY: all deps build demo test test-release test-asan fuzz-smoke fuzz format clean
+
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+CMAKE_FLAGS ?=
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
+	@cmake --build build -j $(JOBS)
+
+# Axon's main job on an example program.
+demo: build
+	./build/axon check examples/rmsnorm.py
+	./build/axon run examples/rmsnorm.py --dims test
+
+# Every test: the release build, the same tests under ASan+UBSan, and a
+# short fuzz run of the parser.
+test: test-release test-asan fuzz-smoke
+
+test-release: build
+	cd build && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAXON_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS)
+
+fuzz-smoke: FUZZ_SECONDS = 30
+fuzz-smoke: fuzz
+
+fuzz: deps
+	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DAXON_FUZZ=ON >/dev/null
+	@cmake --build build-fuzz -j $(JOBS) --target fuzz_parser fuzz_npy
+	scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.h')
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,125 @@
+// axon verify: are two programs equal for all sizes and inputs?
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "lang/load.h"
+#include "smt/prover.h"
+#include "smt/refute.h"
+
+namespace axon::cli {
+namespace {
+
+constexpr int kRefuted = 3;
+constexpr int kUnknown = 4;
+
+std::string tensor_text(const eval::Tensor& t) {
+  std::ostringstream out;
+  out.precision(6);
+  out << t.shape_str() << " [";
+  size_t shown = std::min<size_t>(t.data.size(), 24);
+  for (size_t i = 0; i < shown; ++i) out << (i ? ", " : "") << t.data[i];
+  out << (t.data.size() > shown ? ", ...]" : "]");
+  return out.str();
+}
+
+void print_counterexample(const smt::Counterexample& cex, const ir::Function& a, const std::string& a_name,
+                          const std::string& b_name) {
+  std::cout << "counterexample (replayed in the reference interpreter):\n  sizes:";
+  for (const auto& [name, value] : cex.dims) std::cout << ' ' << name << '=' << value;
+  if (cex.dims.empty()) std::cout << " (none)";
+  std::cout << '\n';
+  for (size_t i = 0; i < cex.inputs.size() && i < a.params.size(); ++i)
+    std::cout << "  " << a.params[i].name << " = " << tensor_text(cex.inputs[i]) << '\n';
+  if (std::isnan(cex.lhs) && std::isnan(cex.rhs) && cex.index.empty()) {
+    std::cout << "  the results have different shapes\n";
+    return;
+  }
+  std::cout << "  at index (";
+  for (size_t k = 0; k < cex.index.size(); ++k) std::cout << (k ? ", " : "") << cex.index[k];
+  std::cout << "): " << a_name << " gives " << cex.lhs << ", " << b_name << " gives " << cex.rhs << '\n';
+}
+
+void write_proofs(const std::string& dir, const std::vector<std::string>& scripts, const Word& where) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UserError(where.loc, "cannot create directory '" + dir + "': " + ec.message());
+  for (size_t i = 0; i < scripts.size(); ++i) {
+    std::string path = dir + "/obligation_" + std::to_string(i) + ".smt2";
+    std::ofstream out(path);
+    out << scripts[i];
+    if (!out) throw UserError(where.loc, "cannot write '" + path + "'");
+  }
+}
+
+int verify(const Word& command, const ParsedArgs& args) {
+  const Word& file_a = program_file(args, command, 0, 2);
+  const Word& file_b = program_file(args, command, 1, 2);
+  ir::Program a = lang::load_program(file_a.text, option_text(args, "--entry-a"));
+  ir::Program b = lang::load_program(file_b.text, option_text(args, "--entry-b"));
+  const ir::Function &fa = a.kernel, &fb = b.kernel;
+  if (fa.params.size() != fb.params.size())
+    throw UserError(fb.loc, "'" + fb.name + "' takes " + std::to_string(fb.params.size()) + " parameters but '" + fa.name +
+                                "' in " + file_a.text + " takes " + std::to_string(fa.params.size()));
+  for (size_t i = 0; i < fa.params.size(); ++i)
+    if (fa.params[i].type != fb.params[i].type)
+      throw UserError(fb.params[i].annotation_loc, "parameter " + std::to_string(i + 1) + " '" + fb.params[i].name + "' is " +
+                                                       fb.params[i].type.str() + " here but '" + fa.params[i].name +
+                                                       "' is " + fa.params[i].type.str() + " in " + file_a.text);
+  if (fa.outputs.size() != fb.outputs.size())
+    throw UserError(fb.loc, "'" + fb.name + "' returns " + std::to_string(fb.outputs.size()) + " tensor(s) but '" +
+                                fa.name + "' returns " + std::to_string(fa.outputs.size()));
+  smt::ProverOptions options;
+  if (auto r = int_option(args, "--rlimit")) options.rlimit = static_cast<unsigned>(std::min<int64_t>(*r, 1u << 31));
+  smt::Prover prover(options);
+  std::vector<smt::ProofResult> results;
+  smt::Verdict overall = smt::Verdict::Proved;
+  for (size_t i = 0; i < fa.outputs.size(); ++i) {
+    results.push_back(prover.prove_equal(fa.outputs[i], fb.outputs[i]));
+    smt::Verdict v = results.back().verdict;
+    if (v == smt::Verdict::Refuted) overall = v;
+    else if (v == smt::Verdict::Unknown && overall == smt::Verdict::Proved) overall = v;
+  }
+  std::cout << smt::verdict_name(overall) << '\n';
+  std::vector<std::string> scripts;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const smt::ProofResult& r = results[i];
+    std::string which = results.size() > 1 ? "result " + std::to_string(i) + ": " : "";
+    std::cout << which << smt::verdict_name(r.verdict) << " (" << (r.verdict == smt::Verdict::Unknown ? r.detail : r.method)
+              << "; " << r.seconds << " s)\n";
+    if (r.verdict == smt::Verdict::Proved)
+      std::cout << "  " << r.smtlib.size() << " SMT obligation(s), each unsat\n";
+    if (r.counterexample) print_counterexample(*r.counterexample, fa, file_a.text, file_b.text);
+    scripts.insert(scripts.end(), r.smtlib.begin(), r.smtlib.end());
+  }
+  if (const Word* dir = args.last("--emit-proofs")) {
+    write_proofs(dir->text, scripts, *dir);
+    std::cout << "wrote " << scripts.size() << " SMT-LIB2 file(s) to " << dir->text << " (check each with: z3 FILE)\n";
+  }
+  return overall == smt::Verdict::Proved ? 0 : overall == smt::Verdict::Refuted ? kRefuted : kUnknown;
+}
+
+}  // namespace
+
+const Command& verify_command() {
+  static const Command command{
+      "verify", "prove two programs equal for all sizes, or refute with a counterexample",
+      "usage: axon verify A.py B.py [--entry-a F] [--entry-b G] [--emit-proofs DIR] [--rlimit N]\n\n"
+      "Decides whether the two kernels compute the same result for every size and every input (over the\n"
+      "reals; transcendentals are uninterpreted apart from a short list of declared facts). Parameters\n"
+      "are matched by position and their annotations must agree. The first line of output is one word:\n"
+      "proved, refuted (a counterexample follows, replayed in the reference interpreter) or unknown.\n"
+      "Exit status: 0 proved, 3 refuted, 4 unknown, 1 bad input.\n",
+      {{"--entry-a", "F", "the kernel in A.py (default: its last def)"},
+       {"--entry-b", "G", "the kernel in B.py (default: its last def)"},
+       {"--emit-proofs", "DIR", "write each proof obligation as an SMT-LIB2 file that z3 re-checks"},
+       {"--rlimit", "N", "Z3's deterministic resource limit per check (default 4000000)"},
+       {"--help", "", "show this help"}},
+      verify};
+  return command;
+}
+
+}  // namespace axon::cli

@@ -1,0 +1,6 @@
+# expect: 5:18: error: dimension '-3' must be a positive integer or a size name
+import numpy as np
+
+
+def k(x: "f32[M, -3]"):
+    return x

@@ -1,0 +1,8 @@
+# expect: <command line>:1:12: error: '.' is a directory, not a program file
+# args: check .
+# program: none
+import numpy as np
+
+
+def k(x: "f32[M, N]"):
+    return x * 2.0

@@ -1,0 +1,6 @@
+# expect: 6:14: error: index 4 is out of bounds for axis 0 with size 4
+import numpy as np
+
+
+def k(x: "f32[4, N]"):
+    return x[4]

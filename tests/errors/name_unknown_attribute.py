@@ -1,0 +1,6 @@
+# expect: 6:14: error: tensors have no attribute 'dtype' in Axon's NumPy subset
+import numpy as np
+
+
+def k(x: "f32[M, N]"):
+    return x.dtype

@@ -1,0 +1,7 @@
+# expect: 6:37: error: size 4611686018427387904*M overflows
+# args: run --dims M=3,N=2
+import numpy as np
+
+
+def k(x: "f32[M, N]"):
+    return x * (4611686018427387904 * x.shape[0])
