@@ -21,6 +21,10 @@ namespace {
 [[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
 
 std::optional<std::string> entry_of(const ParsedArgs& args) { return option_text(args, "--entry"); }
+SourceLoc entry_loc(const ParsedArgs& args) {
+  const Word* w = args.last("--entry");
+  return w ? w->loc : SourceLoc{};
+}
 
 std::optional<int64_t> parse_int(const std::string& text) {
   if (text.empty() || text.size() > 18) return std::nullopt;
@@ -53,10 +57,15 @@ ir::Dims parse_dims(const Word& word, const ir::Program& program) {
         if (is_used(name)) dims[name] = value;
     } else {
       std::string name = item.substr(0, eq);
-      auto value = parse_int(item.substr(eq + 1));
+      std::string digits = item.substr(eq + 1);
+      SourceLoc value_loc = loc_in(word, begin + eq + 1);
+      bool negative = !digits.empty() && digits[0] == '-';
+      auto value = parse_int(negative ? digits.substr(1) : digits);
+      if (!negative && !value && !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos)
+        error(value_loc, "size " + name + "=" + digits + " is too large");
       if (name.empty() || !value)
         error(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER, e.g. M=64");
-      if (*value < 1) error(loc_in(word, begin + eq + 1), "size " + name + " must be at least 1");
+      if (negative || *value < 1) error(value_loc, "size " + name + " must be at least 1");
       if (explicit_names[name]) error(loc, "size " + name + " is given twice");
       explicit_names[name] = true;
       if (!is_used(name)) {
@@ -114,7 +123,7 @@ std::string summary(const eval::Tensor& t) {
 
 int check(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
-  ir::Program program = lang::load_program(file.text, entry_of(args));
+  ir::Program program = lang::load_program(file.text, entry_of(args), entry_loc(args));
   std::cout << ir::print_function(program.kernel);
   for (const auto& [preset, dims] : program.size_presets) {
     std::cout << "sizes " << preset << ":";
@@ -126,7 +135,7 @@ int check(const Word& command, const ParsedArgs& args) {
 
 int run(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
-  ir::Program program = lang::load_program(file.text, entry_of(args));
+  ir::Program program = lang::load_program(file.text, entry_of(args), entry_loc(args));
   const ir::Function& fn = program.kernel;
   ir::Dims given;
   if (const Word* w = args.last("--dims")) given = parse_dims(*w, program);
@@ -196,7 +205,7 @@ int run(const Word& command, const ParsedArgs& args) {
       written.push_back(outs[i].text);
     } catch (const std::exception& e) {
       for (const std::string& path : written) std::filesystem::remove(path);
-      error(outs[i].loc, std::string("cannot write: ") + e.what());
+      error(outs[i].loc, e.what());
     }
   }
   for (const std::string& path : written) std::cout << "wrote " << path << " (float64)\n";

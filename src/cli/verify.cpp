@@ -58,8 +58,9 @@ void write_proofs(const std::string& dir, const std::vector<std::string>& script
 int verify(const Word& command, const ParsedArgs& args) {
   const Word& file_a = program_file(args, command, 0, 2);
   const Word& file_b = program_file(args, command, 1, 2);
-  ir::Program a = lang::load_program(file_a.text, option_text(args, "--entry-a"));
-  ir::Program b = lang::load_program(file_b.text, option_text(args, "--entry-b"));
+  auto loc_of = [&](const char* name) { return args.last(name) ? args.last(name)->loc : SourceLoc{}; };
+  ir::Program a = lang::load_program(file_a.text, option_text(args, "--entry-a"), loc_of("--entry-a"));
+  ir::Program b = lang::load_program(file_b.text, option_text(args, "--entry-b"), loc_of("--entry-b"));
   const ir::Function &fa = a.kernel, &fb = b.kernel;
   if (fa.params.size() != fb.params.size())
     throw UserError(fb.loc, "'" + fb.name + "' takes " + std::to_string(fb.params.size()) + " parameters but '" + fa.name +

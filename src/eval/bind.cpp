@@ -31,6 +31,9 @@ ir::Dims bind_dims(const ir::Function& fn, const ir::Dims& given,
       auto names = dim.names();
       AXON_CHECK(names.size() == 1 && dim == ir::Size::name(names[0]), "annotation dims are names or constants");
       const std::string& name = names[0];
+      if (actual < 1)
+        throw UserError(p.annotation_loc, what + ": size " + name + " would be " + std::to_string(actual) +
+                                              ", but sizes are at least 1");
       auto [it, fresh] = dims.emplace(name, actual);
       if (fresh) {
         bound_by[name] = in.source;

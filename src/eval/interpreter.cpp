@@ -126,6 +126,14 @@ class Interpreter {
   }
 
   Tensor compute(NodeRef node) {
+    try {
+      return compute_unchecked(node);
+    } catch (const std::overflow_error&) {
+      error(node->loc(), "size arithmetic overflows 64-bit integers at these sizes");
+    }
+  }
+
+  Tensor compute_unchecked(NodeRef node) {
     switch (ir::op_kind(node->op())) {
       case ir::OpKind::Leaf: return leaf(node);
       case ir::OpKind::Unary: return unary(node);

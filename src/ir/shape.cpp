@@ -166,7 +166,10 @@ TensorType concat(const std::vector<const Operand*>& inputs, const Attrs& attrs)
   Shape shape = inputs[0]->shape();
   shape[axis] = 0;
   for (const Operand* in : inputs) {
-    bool fits = in->rank() == rank;
+    if (in->rank() != rank)
+      fail("concatenate: the tensors must have the same rank, but " + inputs[0]->type.str() + " has rank " +
+           std::to_string(rank) + " and " + in->type.str() + " has rank " + std::to_string(in->rank()));
+    bool fits = true;
     for (int k = 0; fits && k < rank; ++k) fits = k == axis || in->shape()[k] == inputs[0]->shape()[k];
     if (!fits)
       fail("concatenate along axis " + std::to_string(axis) + ": shapes " + inputs[0]->type.str() + " and " +

@@ -27,6 +27,7 @@ class Lexer {
 
   std::vector<Token> run() {
     check_text();
+    if (text_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = line_begin_ = 3;  // a UTF-8 byte order mark, as Python allows
     indents_.push_back({0, 0});
     while (pos_ < text_.size()) {
       if (at_line_start_) {
@@ -134,8 +135,9 @@ class Lexer {
   void lex_one() {
     char c = text_[pos_];
     SourceLoc loc = here();
-    if (c == '\n') {
-      if (brackets_.empty()) newline_token();
+    if (c == '\n' || (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n')) {
+      if (brackets_.empty()) newline_token();  // at the '\r' of a CRLF
+      if (c == '\r') ++pos_;
       next_line();
     } else if (c == ' ' || c == '\t' || c == '\f' || c == '\r') {
       ++pos_;

@@ -13,11 +13,13 @@ constexpr size_t kMaxFileBytes = 16 << 20;
 
 /// Reads, parses and lowers `path`. The kernel is `entry`, else the last def
 /// in the file. Every problem with the input is a UserError with a location.
-ir::Program load_program(const std::string& path, const std::optional<std::string>& entry = std::nullopt);
+/// `entry_loc` is where the entry name was written (e.g. in the command line).
+ir::Program load_program(const std::string& path, const std::optional<std::string>& entry = std::nullopt,
+                         const SourceLoc& entry_loc = {});
 
 /// The same for text already in memory (tests, fuzzing).
 ir::Program compile_source(const std::shared_ptr<const SourceFile>& file,
-                           const std::optional<std::string>& entry = std::nullopt);
+                           const std::optional<std::string>& entry = std::nullopt, const SourceLoc& entry_loc = {});
 
 /// Parses a type annotation such as "f32[M, 4]"; `loc` is the string literal's
 /// location, so errors point into the string.

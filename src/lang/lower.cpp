@@ -49,8 +49,9 @@ struct Scope {
 
 class Lowerer {
  public:
-  explicit Lowerer(Module module)
-      : module_(std::move(module)), graph_(std::make_shared<ir::Graph>()), builder_(*graph_) {}
+  Lowerer(Module module, SourceLoc entry_loc)
+      : module_(std::move(module)), graph_(std::make_shared<ir::Graph>()), builder_(*graph_),
+        entry_loc_(std::move(entry_loc)) {}
 
   ir::Program run(const std::optional<std::string>& entry) {
     ir::Program program;
@@ -124,7 +125,8 @@ class Lowerer {
     if (it != functions_.end()) return it->second;
     std::string known;
     for (const FunctionDef* f : order_) known += (known.empty() ? "" : ", ") + f->name;
-    error({module_.file, 1, 1}, "no function named '" + *entry + "' (the file defines: " + known + ")");
+    error(entry_loc_.known() ? entry_loc_ : SourceLoc{module_.file, 1, 1},
+          "no function named '" + *entry + "' in " + module_.file->path + " (it defines: " + known + ")");
   }
 
   ir::Function lower_kernel(const FunctionDef& def) {
@@ -238,7 +240,16 @@ class Lowerer {
     error(e.loc, "unknown name '" + e.text + "'");
   }
 
+  // Size arithmetic is exact; overflowing int64 is the program's error.
   Value eval(const Expr& e, Scope& scope) {
+    try {
+      return eval_unchecked(e, scope);
+    } catch (const std::overflow_error&) {
+      error(e.loc, "integer overflow in size arithmetic (beyond 64-bit integers)");
+    }
+  }
+
+  Value eval_unchecked(const Expr& e, Scope& scope) {
     switch (e.kind) {
       case ExprKind::Name: return lookup(e, scope);
       case ExprKind::Int: {
@@ -412,6 +423,7 @@ class Lowerer {
   std::vector<const FunctionDef*> order_;
   std::vector<std::string> call_stack_;
   SourceLoc result_loc_;
+  SourceLoc entry_loc_;
 };
 
 }  // namespace
@@ -419,13 +431,13 @@ class Lowerer {
 ir::TensorType parse_annotation(const std::string& text, const SourceLoc& loc) {
   size_t open = text.find('[');
   size_t offset = 0;
+  if (open == std::string::npos || text.back() != ']')
+    error(loc, "annotation \"" + text + "\" must look like \"f32[M, N]\" (a dtype, then dims in brackets)");
   std::string dtype_text = trim(text.substr(0, open), offset);
   auto dtype = ir::parse_dtype(dtype_text);
   if (!dtype)
     error(shifted(loc, offset), "unknown dtype '" + dtype_text + "' in annotation \"" + text +
                                     "\" (Axon supports f32, bf16 and f16)");
-  if (open == std::string::npos || text.back() != ']')
-    error(loc, "annotation \"" + text + "\" must look like \"" + dtype_text + "[M, N]\"");
   ir::TensorType type;
   type.dtype = *dtype;
   std::string inner = text.substr(open + 1, text.size() - open - 2);
@@ -457,11 +469,12 @@ ir::TensorType parse_annotation(const std::string& text, const SourceLoc& loc) {
   return type;
 }
 
-ir::Program compile_source(const std::shared_ptr<const SourceFile>& file, const std::optional<std::string>& entry) {
-  return Lowerer(parse_module(file)).run(entry);
+ir::Program compile_source(const std::shared_ptr<const SourceFile>& file, const std::optional<std::string>& entry,
+                           const SourceLoc& entry_loc) {
+  return Lowerer(parse_module(file), entry_loc).run(entry);
 }
 
-ir::Program load_program(const std::string& path, const std::optional<std::string>& entry) {
+ir::Program load_program(const std::string& path, const std::optional<std::string>& entry, const SourceLoc& entry_loc) {
   auto file = std::make_shared<SourceFile>();
   file->path = path;
   std::ifstream in(path, std::ios::binary);
@@ -473,7 +486,7 @@ ir::Program load_program(const std::string& path, const std::optional<std::strin
   if (file->text.size() > kMaxFileBytes)
     error({file, 0, 0}, "file is too large (" + std::to_string(file->text.size()) + " bytes; the limit is " +
                             std::to_string(kMaxFileBytes) + ")");
-  return compile_source(file, entry);
+  return compile_source(file, entry, entry_loc);
 }
 
 }  // namespace axon::lang

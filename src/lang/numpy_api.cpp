@@ -182,6 +182,12 @@ std::string canonical_labels(const std::vector<std::string>& operands, std::stri
   return spec;
 }
 
+std::string lhs_spec(const std::vector<std::string>& labels) {
+  std::string spec;
+  for (size_t i = 0; i < labels.size(); ++i) spec += (i ? "," : "") + labels[i];
+  return spec;
+}
+
 Value einsum(Builder& b, const CallArgs& call) {
   if (call.positional.empty() || !call.positional[0].value.is(K::String))
     error(call.loc, "np.einsum needs a subscripts string as its first argument");
@@ -284,14 +290,15 @@ Value einsum(Builder& b, const CallArgs& call) {
     for (auto [c, n] : count)
       if (n == 1) output += c;
   }
-  std::string canonical = canonical_labels(labels, output);
   ir::Attrs attrs;
-  attrs.name = canonical;
-  try {
-    return Value::tensor(b.graph().make(Op::Contract, operands, attrs, call.loc));
-  } catch (const UserError& e) {
+  attrs.name = lhs_spec(labels) + "->" + output;
+  try {  // checked with the user's own subscripts, so messages name them
+    ir::infer_type(Op::Contract, operands, attrs);
+  } catch (const ir::ShapeError& e) {
     error(spec_loc, e.what());
   }
+  attrs.name = canonical_labels(labels, output);
+  return Value::tensor(b.graph().make(Op::Contract, operands, attrs, call.loc));
 }
 
 Value concatenate(Builder& b, const CallArgs& call) {
@@ -522,6 +529,7 @@ AxisIndex slice_axis(Builder& b, const Value& slice, const Size& dim, const Sour
   AxisIndex r;
   if (!st.is(K::None)) r.step = b.constant_int({st, loc}, "a slice step");
   if (r.step == 0) error(loc, "slice step cannot be zero");
+  if (r.step > (int64_t{1} << 62) || r.step < -(int64_t{1} << 62)) error(loc, "slice step is too large");
   auto bound = [&](const Value& v) { return from_end(b.size({v, loc}, "a slice bound"), dim); };
   std::optional<Size> start, stop;
   if (!lo.is(K::None)) start = bound(lo);
@@ -533,11 +541,11 @@ AxisIndex slice_axis(Builder& b, const Value& slice, const Size& dim, const Sour
     if (r.step > 0) {
       s = start ? clamp(*start->constant(), 0, n) : 0;
       e = stop ? clamp(*stop->constant(), 0, n) : n;
-      r.extent = e > s ? (e - s + r.step - 1) / r.step : 0;
+      r.extent = e > s ? (e - s - 1) / r.step + 1 : 0;
     } else {
       s = start ? clamp(*start->constant(), -1, n - 1) : n - 1;
       e = stop ? clamp(*stop->constant(), -1, n - 1) : -1;
-      r.extent = s > e ? (s - e - r.step - 1) / -r.step : 0;
+      r.extent = s > e ? (s - e - 1) / -r.step + 1 : 0;
     }
     r.start = r.extent == Size(0) ? Size(0) : Size(s);
     return r;
@@ -546,11 +554,11 @@ AxisIndex slice_axis(Builder& b, const Value& slice, const Size& dim, const Sour
   if (r.step > 0) {
     r.start = start.value_or(0);
     Size span = stop.value_or(dim) - r.start;
-    r.extent = r.step == 1 ? span : Size::floordiv(span + (r.step - 1), r.step);
+    r.extent = r.step == 1 ? span : Size::floordiv(span - 1, r.step) + 1;  // ceil(span / step)
   } else {
     r.start = start.value_or(dim - 1);
     Size span = r.start - stop.value_or(-1);
-    r.extent = Size::floordiv(span + (-r.step - 1), -r.step);
+    r.extent = Size::floordiv(span - 1, -r.step) + 1;
   }
   if (r.extent.is_constant() && *r.extent.constant() < 0) r.extent = 0;
   return r;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <sstream>
 
 #include "lang/numpy_api.h"
 
@@ -52,8 +53,9 @@ std::string Value::describe() const {
     case Kind::Tensor: return "a tensor " + node->type().str();
     case Kind::Int: return "the integer " + size.str();
     case Kind::Float: {
-      std::string text = std::to_string(number);
-      return "the number " + text;
+      std::ostringstream text;
+      text << number;
+      return "the number " + text.str();
     }
     case Kind::Bool: return number ? "True" : "False";
     case Kind::None: return "None";

@@ -1,4 +1,4 @@
-# expect: <command line>:1:40: error: size M is too large
+# expect: <command line>:1:42: error: size M=1234567890123456789012 is too large
 # args: run --dims M=1234567890123456789012,N=1
 import numpy as np
 

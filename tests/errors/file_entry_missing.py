@@ -1,4 +1,4 @@
-# expect: <command line>:1:42: error: no function named 'kernel' (the file defines: helper, k)
+# expect: <command line>:1:42: error: no function named 'kernel' in file_entry_missing.py
 # args: check --entry kernel
 import numpy as np
 

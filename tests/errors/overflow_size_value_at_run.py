@@ -1,4 +1,4 @@
-# expect: 6:37: error: size 4611686018427387904*M overflows
+# expect: 7:37: error: size arithmetic overflows 64-bit integers
 # args: run --dims M=3,N=2
 import numpy as np
 

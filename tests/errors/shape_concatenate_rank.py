@@ -1,4 +1,4 @@
-# expect: 6:26: error: concatenate: f32[M, 3] and f32[M] have different ranks
+# expect: 6:26: error: concatenate: the tensors must have the same rank, but f32[M, 3] has rank 2 and f32[M] has rank 1
 import numpy as np
 
 
