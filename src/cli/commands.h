@@ -23,6 +23,7 @@ struct Command {
 const Command& check_command();
 const Command& run_command();
 const Command& verify_command();
+const Command& explore_command();
 
 int run_cli(const std::vector<Word>& words);
 

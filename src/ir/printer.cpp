@@ -98,8 +98,12 @@ class Printer {
     return out.str();
   }
 
+  static std::string slices(NodeRef node) { return slice_text(node); }
+
+ public:
+
   // Python slice notation, "[:, 2:N - 1, ::-1]"; bounds are exact (never clipped).
-  static std::string slices(NodeRef node) {
+  static std::string slice_text(NodeRef node) {
     const Attrs& a = node->attrs();
     std::ostringstream out;
     out << '[';
@@ -124,7 +128,87 @@ class Printer {
     return out.str();
   }
 
+ private:
   const Function& function_;
+  std::ostringstream out_;
+  std::unordered_map<NodeRef, std::string> names_;
+};
+
+class NumpyPrinter {
+ public:
+  std::string run(const Function& function) {
+    for (NodeRef node : topological_order(function.outputs)) {
+      if (op_kind(node->op()) == OpKind::Leaf) continue;
+      std::string name = "t" + std::to_string(names_.size());
+      out_ << name << " = " << expression(node) << '\n';
+      names_[node] = name;
+    }
+    out_ << "return ";
+    for (size_t i = 0; i < function.outputs.size(); ++i) out_ << (i ? ", " : "") << ref(function.outputs[i]);
+    out_ << '\n';
+    return out_.str();
+  }
+
+ private:
+  std::string ref(NodeRef node) {
+    switch (node->op()) {
+      case Op::Input: return node->attrs().name;
+      case Op::Const: return number_text(node->attrs().value);
+      case Op::SizeValue: return node->attrs().sizes[0].str();
+      default: return names_.at(node);
+    }
+  }
+
+  static std::string tuple(const std::vector<std::string>& items) {
+    std::string text = "(";
+    for (size_t i = 0; i < items.size(); ++i) text += (i ? ", " : "") + items[i];
+    return text + (items.size() == 1 ? ",)" : ")");
+  }
+
+  std::string expression(NodeRef n) {
+    const Attrs& a = n->attrs();
+    auto in = [&](size_t i) { return ref(n->input(i)); };
+    std::vector<std::string> ints;
+    for (int64_t x : a.axes) ints.push_back(std::to_string(x));
+    std::vector<std::string> dims;
+    for (const Size& d : a.sizes) dims.push_back(d.str());
+    switch (n->op()) {
+      case Op::Neg: return "-" + in(0);
+      case Op::Recip: return "np.reciprocal(" + in(0) + ")";
+      case Op::Pow: return in(0) + " ** " + number_text(a.value);
+      case Op::Exp: case Op::Log: case Op::Sqrt: case Op::Tanh: case Op::Abs:
+        return std::string("np.") + op_name(n->op()) + "(" + in(0) + ")";
+      case Op::Add: return in(0) + " + " + in(1);
+      case Op::Sub: return in(0) + " - " + in(1);
+      case Op::Mul: return in(0) + " * " + in(1);
+      case Op::Div: return in(0) + " / " + in(1);
+      case Op::Max: return "np.maximum(" + in(0) + ", " + in(1) + ")";
+      case Op::Min: return "np.minimum(" + in(0) + ", " + in(1) + ")";
+      case Op::Select:
+        return "np.where(" + in(0) + " " + cmp_text(a.cmp) + " " + in(1) + ", " + in(2) + ", " + in(3) + ")";
+      case Op::ReduceSum: case Op::ReduceMax: case Op::ReduceMin:
+        return std::string("np.") + op_name(n->op()) + "(" + in(0) + ", axis=" + tuple(ints) +
+               (a.keepdims ? ", keepdims=True)" : ")");
+      case Op::Cumsum: return "np.cumsum(" + in(0) + ", axis=" + ints[0] + ")";
+      case Op::Contract: {
+        std::string text = "np.einsum(\"" + a.name + "\"";
+        for (size_t i = 0; i < n->inputs().size(); ++i) text += ", " + in(i);
+        return text + ")";
+      }
+      case Op::Transpose: return "np.transpose(" + in(0) + ", " + tuple(ints) + ")";
+      case Op::Reshape: return in(0) + ".reshape" + tuple(dims);
+      case Op::Broadcast: return "np.broadcast_to(" + in(0) + ", " + tuple(dims) + ")";
+      case Op::Slice: return in(0) + Printer::slice_text(n);
+      case Op::Concat: {
+        std::vector<std::string> parts;
+        for (size_t i = 0; i < n->inputs().size(); ++i) parts.push_back(in(i));
+        std::string list = tuple(parts);
+        return "np.concatenate([" + list.substr(1, list.size() - (parts.size() == 1 ? 3 : 2)) + "], axis=" + ints[0] + ")";
+      }
+      default: return op_name(n->op());
+    }
+  }
+
   std::ostringstream out_;
   std::unordered_map<NodeRef, std::string> names_;
 };
@@ -132,6 +216,7 @@ class Printer {
 }  // namespace
 
 std::string print_function(const Function& function) { return Printer(function).run(); }
+std::string print_numpy(const Function& function) { return NumpyPrinter().run(function); }
 
 std::vector<std::string> Program::size_names() const {
   std::set<std::string> names;

@@ -45,4 +45,8 @@ struct Program {
 /// A readable listing of the kernel, one node per line (what `axon check` prints).
 std::string print_function(const Function& function);
 
+/// The kernel as NumPy code, one assignment per op ("t3 = np.exp(t2)"),
+/// ending in "return ...": how variants are shown to people.
+std::string print_numpy(const Function& function);
+
 }  // namespace axon::ir

@@ -18,7 +18,9 @@ std::string quoted(const std::string& text) {
   return out + '"';
 }
 
-std::string node_name(ClassId id, size_t index) { return "c" + std::to_string(id) + "_n" + std::to_string(index); }
+std::string node_name(ClassId id, size_t index) {
+  return "c" + std::to_string(id) + "_n" + std::to_string(index);
+}
 
 }  // namespace
 
@@ -47,7 +49,8 @@ std::string to_dot(const NuGraph& graph) {
         std::string attrs;
         // An edge into its own cluster cannot stop at the border.
         if (children[p] != id) attrs = "lhead=cluster_c" + std::to_string(children[p]);
-        if (children.size() > 1) attrs += std::string(attrs.empty() ? "" : ", ") + "label=\"" + std::to_string(p) + "\"";
+        if (children.size() > 1)
+          attrs += std::string(attrs.empty() ? "" : ", ") + "label=\"" + std::to_string(p) + "\"";
         if (!attrs.empty()) out << " [" << attrs << "]";
         out << ";\n";
       }

@@ -5,7 +5,9 @@
 namespace axon::nugraph {
 namespace {
 
-size_t mix(size_t seed, size_t value) { return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)); }
+size_t mix(size_t seed, size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
 
 std::string ints_text(const std::vector<int64_t>& values) {
   std::ostringstream out;

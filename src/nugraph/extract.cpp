@@ -186,8 +186,13 @@ struct Variant {
 class Enumerator {
  public:
   Enumerator(const NuGraph& graph, ClassId root, size_t limit, ir::Graph& into)
-      : graph_(graph), reach_(reachable_from(graph, root)), limit_(limit), into_(into),
-        variants_(reach_.classes.size()), seen_(reach_.classes.size()), stable_(reach_.classes.size(), 0),
+      : graph_(graph),
+        reach_(reachable_from(graph, root)),
+        limit_(limit),
+        into_(into),
+        variants_(reach_.classes.size()),
+        seen_(reach_.classes.size()),
+        stable_(reach_.classes.size(), 0),
         visible_(reach_.classes.size(), 0) {}
 
   std::vector<Variant> run(ClassId root) {

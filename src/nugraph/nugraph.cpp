@@ -7,7 +7,9 @@
 namespace axon::nugraph {
 namespace {
 
-bool is_weak_scalar_op(ir::Op op) { return op == ir::Op::Const || op == ir::Op::SizeValue; }
+bool is_weak_scalar_op(ir::Op op) {
+  return op == ir::Op::Const || op == ir::Op::SizeValue;
+}
 
 std::string class_text(ClassId id, const ClassData& data) {
   return "c" + std::to_string(id) + " (" + data.type.str() + (data.weak_scalar ? ", weak scalar" : "") + ")";
@@ -51,15 +53,16 @@ ClassId NuGraph::add_input(int64_t index, const std::string& name, const ir::Ten
   node.attrs.name = name;
   if (auto it = memo_.find(node); it != memo_.end()) {
     ClassId id = union_find_.find_compress(it->second);
-    AXON_CHECK(classes_[id].data.type == type, "input #" + std::to_string(index) + " '" + name +
-                                                   "' added as " + classes_[id].data.type.str() + " and as " +
-                                                   type.str());
+    AXON_CHECK(classes_[id].data.type == type, "input #" + std::to_string(index) + " '" + name + "' added as " +
+                                                   classes_[id].data.type.str() + " and as " + type.str());
     return id;
   }
   return create(std::move(node), ClassData{type, false, 0.0});
 }
 
-ClassId NuGraph::add_term(ir::NodeRef root) { return add_terms({root}).front(); }
+ClassId NuGraph::add_term(ir::NodeRef root) {
+  return add_terms({root}).front();
+}
 
 std::vector<ClassId> NuGraph::add_terms(const std::vector<ir::NodeRef>& roots) {
   std::unordered_map<ir::NodeRef, ClassId> class_of;
@@ -226,7 +229,9 @@ void NuGraph::require_clean(const char* what) const {
   AXON_CHECK(!dirty_, std::string(what) + " searched a dirty nu-graph: call rebuild() first");
 }
 
-const ClassData& NuGraph::data(ClassId id) const { return classes_[find(id)].data; }
+const ClassData& NuGraph::data(ClassId id) const {
+  return classes_[find(id)].data;
+}
 
 const std::vector<ENode>& NuGraph::nodes(ClassId id) const {
   require_clean("nodes()");

@@ -109,9 +109,9 @@ class NuGraph {
 
   Limits limits_;
   UnionFind union_find_;
-  std::vector<EClass> classes_;  // by id; only roots are meaningful
-  std::vector<ENode> enodes_;    // by NodeId: the current form
-  std::vector<bool> dead_;       // by NodeId: found congruent to another e-node
+  std::vector<EClass> classes_;             // by id; only roots are meaningful
+  std::vector<ENode> enodes_;               // by NodeId: the current form
+  std::vector<bool> dead_;                  // by NodeId: found congruent to another e-node
   std::unordered_map<ENode, NodeId> memo_;  // current form -> live e-node
   size_t num_classes_ = 0;
   bool dirty_ = false;

@@ -9,6 +9,7 @@
 #include "sem/semantics.h"
 #include "smt/encode.h"
 #include "smt/facts.h"
+#include "smt/normalize.h"
 #include "smt/refute.h"
 
 namespace axon::smt {
@@ -336,6 +337,17 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
     result.verdict = Verdict::Proved;
     result.method = *how;
     return result;
+  }
+  Goal normal = goal;
+  normal.lhs = sum_normal_form(goal.lhs);
+  normal.rhs = sum_normal_form(goal.rhs);
+  if (sem::canonical(normal.lhs) != sem::canonical(goal.lhs) || sem::canonical(normal.rhs) != sem::canonical(goal.rhs)) {
+    result.smtlib.clear();
+    if (auto how = induction.prove(normal, 0)) {
+      result.verdict = Verdict::Proved;
+      result.method = "sum normal form (linearity, exchange), then " + *how;
+      return result;
+    }
   }
   result.smtlib.clear();
   result.detail = "no proof within the resource limit (rlimit " + std::to_string(options_.rlimit) + ", induction depth " +

@@ -410,7 +410,7 @@ TEST(ParserTest, EntryChoosesTheKernel) {
       {"second", "second: f32[N]"},
       {"first", "first: f32[M]"},
       {"helper", "t.py:4:12: error: kernel parameter 'a' needs a type annotation string such as \"f32[M, N]\""},
-      {"third", "t.py:1:1: error: no function named 'third' (the file defines: first, helper, second)"},
+      {"third", "t.py:1:1: error: no function named 'third'"},
   };
   for (const Row& row : rows) {
     std::string actual;
@@ -420,8 +420,11 @@ TEST(ParserTest, EntryChoosesTheKernel) {
     } catch (const UserError& e) {
       actual = e.format().substr(0, e.format().find('\n'));
     }
-    EXPECT_EQ(actual, row.expected) << "input:    entry " << row.entry.value_or("(none)") << "\n  expected: "
-                                    << row.expected << "\n  actual:   " << actual;
+    // An error must start with the expected text; a missing entry must also list the defs.
+    bool ok = actual.rfind(row.expected, 0) == 0 && (row.expected.find("error") != std::string::npos || actual == row.expected);
+    if (row.entry == "third") ok = ok && actual.find("first, helper, second") != std::string::npos;
+    EXPECT_TRUE(ok) << "input:    entry " << row.entry.value_or("(none)") << "\n  expected: " << row.expected
+                    << "\n  actual:   " << actual;
   }
 }
 
@@ -532,7 +535,7 @@ TEST(ParserTest, RejectsBadPrograms) {
       {"reshape mismatch", k + "def f(x: \"f32[M, N]\"):\n    return x.reshape(x.shape[0], 3)\n",
        "t.py:3:21: error: cannot reshape f32[M, N] (M*N elements) to [M, 3] (3*M elements)"},
       {"einsum size mismatch", k + "def f(x: \"f32[M, K]\", y: \"f32[N, K]\"):\n    return np.einsum(\"ij,jk->ik\", x, y)\n",
-       "t.py:3:22: error: einsum subscript 'b' has size K in f32[M, K] but N in f32[N, K]"},
+       "t.py:3:22: error: einsum subscript 'j' has size K in f32[M, K] but N in f32[N, K]"},
       {"einsum bad label", k + "def f(x: \"f32[M, K]\"):\n    return np.einsum(\"ij1->i\", x)\n",
        "t.py:3:22: error: invalid einsum subscript '1' in 'ij1->i'"},
       {"einsum rank mismatch", k + "def f(x: \"f32[M, K]\"):\n    return np.einsum(\"ijk->i\", x)\n",
@@ -630,7 +633,6 @@ TEST(ParserTest, TrailingBlanksInAnnotations) {
 // Sizes from annotations can be huge; overflowing size arithmetic is the
 // input's fault and must be a located UserError, not an internal error.
 TEST(ParserTest, SizeOverflowIsAUserError) {
-  GTEST_SKIP() << "known bug: std::overflow_error escapes compile_source from size arithmetic";
   const std::vector<std::string> programs = {
       kImport + "def f(x: \"f32[4611686018427387904, 4]\"):\n    return x.reshape(-1)\n",
       kImport + "def f(x: \"f32[4611686018427387904, 4]\"):\n    return x.mean()\n",
@@ -641,7 +643,9 @@ TEST(ParserTest, SizeOverflowIsAUserError) {
   };
   for (const std::string& program : programs) {
     const std::string actual = outcome(program);
-    EXPECT_EQ(actual.find("unexpected exception"), std::string::npos) << shown(program) << "\n  actual: " << actual;
+    EXPECT_NE(actual.find("error: integer overflow"), std::string::npos) << "input:\n"
+                                                                         << shown(program) << "\n  expected: error: integer overflow ..."
+                                                                         << "\n  actual:   " << actual;
   }
 }
 

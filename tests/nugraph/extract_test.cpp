@@ -135,9 +135,9 @@ TEST(NuGraphExtractTest, EnumerateVariantsListsEveryDistinctTerm) {
   ir::Graph into;
   std::vector<ir::NodeRef> variants = enumerate_variants(t.graph, t.root, 100, into);
   EXPECT_EQ(term_strs(variants), (std::vector<std::string>{
-                                     "add(add(x, x), add(y, y))",                  // cost 3
-                                     "add(mul(neg(neg(x)), 2), add(y, y))",        // 5, built first
-                                     "add(add(x, x), mul(neg(neg(y)), 2))",        // 5
+                                     "add(add(x, x), add(y, y))",                      // cost 3
+                                     "add(mul(neg(neg(x)), 2), add(y, y))",            // 5, built first
+                                     "add(add(x, x), mul(neg(neg(y)), 2))",            // 5
                                      "add(mul(neg(neg(x)), 2), mul(neg(neg(y)), 2))",  // 7
                                  }));
   EXPECT_EQ(std::set<ir::NodeRef>(variants.begin(), variants.end()).size(), 4u);

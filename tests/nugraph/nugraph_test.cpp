@@ -90,7 +90,7 @@ TEST(NuGraphTest, MergeThenRebuildRestoresCongruence) {
   EXPECT_TRUE(g.merge(a, b));
   EXPECT_TRUE(g.dirty());
   EXPECT_EQ(g.find(a), g.find(b));
-  EXPECT_EQ(g.find(b), a);  // the smaller id stays the root
+  EXPECT_EQ(g.find(b), a);            // the smaller id stays the root
   EXPECT_NE(g.find(fa), g.find(fb));  // congruence waits for rebuild
   g.rebuild();
   EXPECT_FALSE(g.dirty());
@@ -225,16 +225,14 @@ TEST(NuGraphTest, ParentsListEachUserOnce) {
   ClassId exp_x = g.add(enode(Op::Exp, {x}));
   ClassId sum = g.add(enode(Op::Add, {x, y}));
   using Parents = std::vector<std::pair<ENode, ClassId>>;
-  EXPECT_EQ(g.parents(x), (Parents{{enode(Op::Mul, {x, x}), square},
-                                   {enode(Op::Exp, {x}), exp_x},
-                                   {enode(Op::Add, {x, y}), sum}}));
+  EXPECT_EQ(g.parents(x),
+            (Parents{{enode(Op::Mul, {x, x}), square}, {enode(Op::Exp, {x}), exp_x}, {enode(Op::Add, {x, y}), sum}}));
   EXPECT_EQ(g.parents(y), (Parents{{enode(Op::Add, {x, y}), sum}}));
   EXPECT_TRUE(g.parents(sum).empty());
   g.merge(x, y);
   g.rebuild();
-  EXPECT_EQ(g.parents(y), (Parents{{enode(Op::Mul, {x, x}), square},
-                                   {enode(Op::Exp, {x}), exp_x},
-                                   {enode(Op::Add, {x, x}), sum}}));
+  EXPECT_EQ(g.parents(y),
+            (Parents{{enode(Op::Mul, {x, x}), square}, {enode(Op::Exp, {x}), exp_x}, {enode(Op::Add, {x, x}), sum}}));
   EXPECT_EQ(g.parents(x), g.parents(y));
   expect_invariants(g);
 }
@@ -250,7 +248,7 @@ TEST(NuGraphTest, CostLowerBoundFallsOnMergeAndPropagates) {
   g.merge(deep, z);
   EXPECT_EQ(g.data(deep).cost_lower_bound, 0.0);  // at once for the merged class
   g.rebuild();
-  EXPECT_EQ(g.data(top).cost_lower_bound, 2.0);   // after rebuild for its users
+  EXPECT_EQ(g.data(top).cost_lower_bound, 2.0);  // after rebuild for its users
   // A cycle cannot lower a bound: x = exp(x) keeps x at 0 and exp(x) at 1.
   ClassId exp_z = g.add(enode(Op::Exp, {z}));
   g.merge(exp_z, g.add(enode(Op::Abs, {exp_z})));
@@ -266,11 +264,12 @@ TEST(NuGraphTest, CyclicClassesAreFine) {
   g.merge(times_one, x);
   g.rebuild();
   EXPECT_EQ(g.num_classes(), 2u);
-  EXPECT_EQ(g.nodes(x), (std::vector<ENode>{enode(Op::Input, {}, [] {
-                                              ir::Attrs a;
-                                              a.name = "x";
-                                              return a;
-                                            }()),
+  EXPECT_EQ(g.nodes(x), (std::vector<ENode>{enode(Op::Input, {},
+                                                  [] {
+                                                    ir::Attrs a;
+                                                    a.name = "x";
+                                                    return a;
+                                                  }()),
                                             enode(Op::Mul, {x, one})}));
   // Adding x * 1 again, or (x * 1) * 1, finds the same class.
   EXPECT_EQ(g.add(enode(Op::Mul, {times_one, one})), x);
@@ -396,7 +395,8 @@ TEST(NuGraphTest, MatchesNaiveCongruenceClosure) {
     congruence_merges += asserted_only - partition_size();
     for (size_t s = 0; s < terms.size(); ++s)
       for (size_t t = s + 1; t < terms.size(); ++t)
-        EXPECT_EQ(g.find(ids[s]) == g.find(ids[t]), root(s) == root(t)) << "seed " << seed << ", terms " << s << ", " << t;
+        EXPECT_EQ(g.find(ids[s]) == g.find(ids[t]), root(s) == root(t))
+            << "seed " << seed << ", terms " << s << ", " << t;
   }
   EXPECT_GT(congruence_merges, 20u);
 }

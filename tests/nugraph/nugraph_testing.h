@@ -16,7 +16,9 @@
 
 namespace axon::nugraph {
 
-inline void PrintTo(const ENode& node, std::ostream* out) { *out << node.str(); }
+inline void PrintTo(const ENode& node, std::ostream* out) {
+  *out << node.str();
+}
 
 namespace testing {
 
@@ -24,7 +26,9 @@ inline const ir::Size M = ir::Size::name("M");
 inline const ir::Size N = ir::Size::name("N");
 inline const ir::Size K = ir::Size::name("K");
 
-inline ir::TensorType f32(ir::Shape shape) { return {ir::DType::F32, std::move(shape)}; }
+inline ir::TensorType f32(ir::Shape shape) {
+  return {ir::DType::F32, std::move(shape)};
+}
 
 /// A kernel from NumPy text ("import numpy as np" is prepended).
 inline ir::Program compile(const std::string& body) {
