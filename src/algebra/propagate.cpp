@@ -37,7 +37,7 @@ class Local {
       if (e.op == Op::Const || e.op == Op::SizeValue) n = graph_.make(e.op, {}, e.attrs);
     if (!n) {
       int64_t index = static_cast<int64_t>(classes_.size());
-      n = graph_.input(index, "t" + std::to_string(index), g_.data(c).type);
+      n = graph_.input(index, "in" + std::to_string(index), g_.data(c).type);
       classes_.push_back(c);
     }
     leaves_[c] = n;
@@ -119,35 +119,28 @@ std::optional<NodeRef> reindex(ir::Graph& graph, NodeRef s, const std::vector<In
     kept.push_back({*at, static_cast<size_t>(a)});
   }
   std::sort(kept.begin(), kept.end());
-  ir::Shape squeezed, target(to.size(), ir::Size(1));
+  ir::Shape target(to.size(), ir::Size(1));
+  for (const auto& [b, a] : kept) target[b] = s->shape()[a];
+  if (kept.empty()) target.clear();  // a scalar broadcasts anywhere
   std::vector<int64_t> squeezed_axes;
   for (int a = 0; a < s->rank(); ++a)
     if (s->shape()[a] != ir::Size(1)) squeezed_axes.push_back(a);
-  for (int64_t a : squeezed_axes) squeezed.push_back(s->shape()[a]);
-  NodeRef r = s;
-  if (squeezed != s->shape()) {
-    ir::Attrs attrs;
-    attrs.sizes = squeezed;
-    r = graph.make(Op::Reshape, {r}, attrs);
-  }
   std::vector<int64_t> perm;
-  for (const auto& [b, a] : kept) {
+  for (const auto& [b, a] : kept)
     perm.push_back(std::find(squeezed_axes.begin(), squeezed_axes.end(), static_cast<int64_t>(a)) - squeezed_axes.begin());
-    target[b] = s->shape()[a];
-  }
-  bool identity = true;
-  for (size_t k = 0; k < perm.size(); ++k) identity = identity && perm[k] == static_cast<int64_t>(k);
-  if (!identity) {
+  bool in_order = std::is_sorted(perm.begin(), perm.end());
+  auto reshape = [&](NodeRef x, const ir::Shape& shape) {
+    if (x->shape() == shape) return x;
     ir::Attrs attrs;
-    attrs.axes = perm;
-    r = graph.make(Op::Transpose, {r}, attrs);
-  }
-  if (target != r->shape() && !kept.empty()) {
-    ir::Attrs attrs;
-    attrs.sizes = target;
-    r = graph.make(Op::Reshape, {r}, attrs);
-  }
-  return r;
+    attrs.sizes = shape;
+    return graph.make(Op::Reshape, {x}, attrs);
+  };
+  if (in_order) return reshape(s, target);  // only 1s move
+  ir::Shape squeezed;
+  for (int64_t a : squeezed_axes) squeezed.push_back(s->shape()[a]);
+  ir::Attrs attrs;
+  attrs.axes = perm;
+  return reshape(graph.make(Op::Transpose, {reshape(s, squeezed)}, attrs), target);
 }
 
 // Rebuilds element-wise `e` with its operand `main` replaced and every other
@@ -258,6 +251,109 @@ class Runner {
           if (!edge(cls, consumer, slot, producer)) return false;
         }
       }
+      if ((consumer.op == Op::Add || consumer.op == Op::Sub) && !factor(cls, consumer)) return false;
+    }
+    // Sharing is offered between the program's own contractions (first pass
+    // only): offered again on its own results it would only nest concatenations.
+    if (stats_.iterations == 1)
+      for (ClassId c : g_.classes())
+        if (!share_input(c)) return false;
+    return true;
+  }
+
+  // a*c + b*c: the common operand factored out of a sum (or difference).
+  bool factor(ClassId cls, const ENode& sum) {
+    std::vector<ENode> lefts = g_.nodes(g_.find(sum.children[0]));
+    std::vector<ENode> rights = g_.nodes(g_.find(sum.children[1]));
+    for (const ENode& l : lefts) {
+      for (const ENode& r : rights) {
+        if (l.op != r.op || (l.op != Op::Mul && l.op != Op::Div) || l.attrs != r.attrs) continue;
+        for (size_t keep = 0; keep < 2; ++keep) {
+          if (l.op == Op::Div && keep == 0) continue;  // (a/c + b/c) only: the divisor is common
+          if (g_.find(l.children[keep]) != g_.find(r.children[keep])) continue;
+          size_t other = 1 - keep;
+          Local local(g_);
+          Proposal proposal;
+          try {
+            NodeRef a = local.leaf(l.children[other]), b = local.leaf(r.children[other]), c = local.leaf(l.children[keep]);
+            proposal.before = local.node(sum, {local.node(l), local.node(r)});
+            NodeRef inner = local.graph().make(sum.op, {a, b}, sum.attrs);
+            proposal.after = local.graph().make(l.op, keep == 1 ? std::vector<NodeRef>{inner, c} : std::vector<NodeRef>{c, inner}, l.attrs);
+          } catch (const UserError&) {
+            ++stats_.ill_typed;
+            continue;
+          }
+          if (!decide(cls, local, proposal)) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // Two contractions of one input x with operands w1 and w2 that differ along
+  // one output axis: both read from one contraction with concatenate([w1, w2]).
+  bool share_input(ClassId x) {
+    std::vector<std::pair<ENode, ClassId>> users;
+    for (const auto& [e, c] : g_.parents(x))
+      if (e.op == Op::Contract && e.children.size() == 2) users.push_back({e, g_.find(c)});
+    for (size_t i = 0; i < users.size(); ++i) {
+      for (size_t j = i + 1; j < users.size(); ++j) {
+        const auto& [p1, c1] = users[i];
+        const auto& [p2, c2] = users[j];
+        if (c1 == c2 || p1.attrs != p2.attrs) continue;
+        for (size_t slot = 0; slot < 2; ++slot) {
+          if (g_.find(p1.children[slot]) != g_.find(x) || g_.find(p2.children[slot]) != g_.find(x)) continue;
+          if (!share(x, p1, c1, p2, c2, slot)) return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  bool share(ClassId x, const ENode& p1, ClassId c1, const ENode& p2, ClassId c2, size_t slot) {
+    size_t other = 1 - slot;
+    const ir::TensorType t1 = g_.data(p1.children[other]).type;  // copies: merges below may move class data
+    const ir::TensorType t2 = g_.data(p2.children[other]).type;
+    if (t1.rank() != t2.rank() || g_.find(p1.children[other]) == g_.find(p2.children[other])) return true;
+    Local local(g_);
+    NodeRef xs = local.leaf(x), w1 = local.leaf(p1.children[other]), w2 = local.leaf(p2.children[other]);
+    NodeRef before1 = local.node(p1), before2 = local.node(p2);
+    Reads r = reads_of(before1);
+    for (int a = 0; a < t1.rank(); ++a) {
+      bool rest_equal = true;
+      for (int k = 0; k < t1.rank(); ++k) rest_equal = rest_equal && (k == a || t1.shape[k] == t2.shape[k]);
+      if (!rest_equal) continue;
+      // The axis must reach the output (an output index reads it) and not be read from x.
+      std::optional<size_t> out_axis;
+      for (size_t o = 0; o < r.out.size(); ++o)
+        if (r.inputs[other][a].str() == r.out[o].str()) out_axis = o;
+      if (!out_axis) continue;
+      Proposal first, second;
+      try {
+        ir::Attrs cat;
+        cat.axes = {a};
+        NodeRef w = local.graph().make(Op::Concat, {w1, w2}, cat);
+        std::vector<NodeRef> operands(2);
+        operands[slot] = xs;
+        operands[other] = w;
+        NodeRef y = local.graph().make(Op::Contract, operands, p1.attrs);
+        auto part = [&](const ir::Size& start, const ir::Size& length) {
+          ir::Attrs s;
+          for (int k = 0; k < y->rank(); ++k) {
+            bool cut = static_cast<size_t>(k) == *out_axis;
+            s.sizes.push_back(cut ? start : ir::Size(0));
+            s.axes.push_back(1);
+            s.extents.push_back(cut ? length : y->shape()[k]);
+          }
+          return local.graph().make(Op::Slice, {y}, s);
+        };
+        first = {before1, part(0, t1.shape[a])};
+        second = {before2, part(t1.shape[a], t2.shape[a])};
+      } catch (const UserError&) {
+        ++stats_.ill_typed;
+        continue;
+      }
+      if (!decide(c1, local, first) || !decide(c2, local, second)) return false;
     }
     return true;
   }

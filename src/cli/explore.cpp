@@ -1,6 +1,8 @@
 // axon explore: the nu-graph of a program: every proven variant.
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <set>
 #include <iostream>
 
 #include "algebra/propagate.h"
@@ -11,6 +13,40 @@
 
 namespace axon::cli {
 namespace {
+
+// What distinguishes variants for people: which heavy ops (contractions,
+// reductions, scans, concatenations) feed which. Variants that differ only
+// in the order of element-wise ops share a signature.
+std::string signature(ir::NodeRef root) {
+  std::map<ir::NodeRef, std::set<std::string>> feeds;
+  for (ir::NodeRef n : ir::topological_order({root})) {
+    std::set<std::string> in;
+    for (ir::NodeRef i : n->inputs()) in.insert(feeds[i].begin(), feeds[i].end());
+    ir::OpKind k = ir::op_kind(n->op());
+    if (k == ir::OpKind::Contract || k == ir::OpKind::Reduce || k == ir::OpKind::Scan || n->op() == ir::Op::Concat) {
+      std::string text = std::string(ir::op_name(n->op())) + n->attrs().name + "{";
+      for (const std::string& s : in) text += s + ";";
+      feeds[n] = {text + "}"};
+    } else {
+      feeds[n] = in;
+    }
+  }
+  std::string text;
+  for (const std::string& s : feeds[root]) text += s + ";";
+  return text;
+}
+
+// Up to `count` variants, one per signature first, cheapest first within each.
+std::vector<ir::NodeRef> distinct_variants(const nugraph::NuGraph& graph, nugraph::ClassId root, size_t count,
+                                           ir::Graph& out) {
+  std::vector<ir::NodeRef> all = nugraph::enumerate_variants(graph, root, std::max<size_t>(count * 25, 200), out);
+  std::vector<ir::NodeRef> chosen, rest;
+  std::set<std::string> seen;
+  for (ir::NodeRef v : all) (seen.insert(signature(v)).second ? chosen : rest).push_back(v);
+  chosen.insert(chosen.end(), rest.begin(), rest.end());
+  if (chosen.size() > count) chosen.resize(count);
+  return chosen;
+}
 
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -47,7 +83,7 @@ int explore(const Word& command, const ParsedArgs& args) {
   size_t count = static_cast<size_t>(int_option(args, "--variants").value_or(8));
   for (size_t r = 0; r < roots.size(); ++r) {
     ir::Graph out;
-    std::vector<ir::NodeRef> variants = nugraph::enumerate_variants(graph, graph.find(roots[r]), count, out);
+    std::vector<ir::NodeRef> variants = distinct_variants(graph, graph.find(roots[r]), count, out);
     std::cout << "\n" << (roots.size() > 1 ? "result " + std::to_string(r) + ": " : "") << variants.size()
               << " variant(s) shown (--variants N for more)\n";
     for (size_t i = 0; i < variants.size(); ++i) {

@@ -25,7 +25,9 @@ ir::Program compile(const std::string& text) {
   return lang::compile_source(file);
 }
 
-Tensor tensor(std::vector<int64_t> shape, std::vector<double> data) { return Tensor{std::move(shape), std::move(data)}; }
+Tensor tensor(std::vector<int64_t> shape, std::vector<double> data) {
+  return Tensor{std::move(shape), std::move(data)};
+}
 
 std::string show(const Tensor& t) {
   std::ostringstream out;
@@ -83,8 +85,9 @@ void check_rows(const std::vector<EvalRow>& rows) {
   for (const EvalRow& row : rows) {
     std::vector<Tensor> actual;
     const std::string text = outcome_text(row, actual);
-    EXPECT_TRUE(close(actual, row.expected)) << "input:    " << row.input << "\n" << row.body
-                                             << "  expected: " << show(row.expected) << "\n  actual:   " << text;
+    EXPECT_TRUE(close(actual, row.expected))
+        << "input:    " << row.input << "\n"
+        << row.body << "  expected: " << show(row.expected) << "\n  actual:   " << text;
   }
 }
 
@@ -95,33 +98,66 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 TEST(InterpreterTest, ContractionsAndReductions) {
   const Tensor a22 = tensor({2, 2}, {1, 2, 3, 4});
   check_rows({
-      {"matmul 2x2", "def f(x: \"f32[M, K]\", w: \"f32[K, N]\"):\n    return x @ w\n",
-       {{"M", 2}, {"K", 2}, {"N", 2}}, {a22, tensor({2, 2}, {5, 6, 7, 8})}, {tensor({2, 2}, {19, 22, 43, 50})}},
-      {"matmul 2x3 by 3x1", "def f(x: \"f32[2, 3]\", w: \"f32[3, 1]\"):\n    return x @ w\n", {},
-       {tensor({2, 3}, {1, 2, 3, 4, 5, 6}), tensor({3, 1}, {1, 0, -1})}, {tensor({2, 1}, {-2, -2})}},
-      {"matrix by vector", "def f(x: \"f32[2, 2]\", v: \"f32[2]\"):\n    return x @ v\n", {}, {a22, tensor({2}, {1, -1})},
+      {"matmul 2x2",
+       "def f(x: \"f32[M, K]\", w: \"f32[K, N]\"):\n    return x @ w\n",
+       {{"M", 2}, {"K", 2}, {"N", 2}},
+       {a22, tensor({2, 2}, {5, 6, 7, 8})},
+       {tensor({2, 2}, {19, 22, 43, 50})}},
+      {"matmul 2x3 by 3x1",
+       "def f(x: \"f32[2, 3]\", w: \"f32[3, 1]\"):\n    return x @ w\n",
+       {},
+       {tensor({2, 3}, {1, 2, 3, 4, 5, 6}), tensor({3, 1}, {1, 0, -1})},
+       {tensor({2, 1}, {-2, -2})}},
+      {"matrix by vector",
+       "def f(x: \"f32[2, 2]\", v: \"f32[2]\"):\n    return x @ v\n",
+       {},
+       {a22, tensor({2}, {1, -1})},
        {tensor({2}, {-1, -1})}},
-      {"batched matmul", "def f(a: \"f32[B, 1, 2]\", b: \"f32[B, 2, 1]\"):\n    return a @ b\n", {{"B", 2}},
-       {tensor({2, 1, 2}, {1, 2, 3, 4}), tensor({2, 2, 1}, {5, 6, 7, 8})}, {tensor({2, 1, 1}, {17, 53})}},
-      {"einsum trace", "def f(x: \"f32[N, N]\"):\n    return np.einsum(\"ii\", x), np.einsum(\"ii->i\", x)\n", {{"N", 2}},
-       {a22}, {tensor({}, {5}), tensor({2}, {1, 4})}},
-      {"einsum outer", "def f(a: \"f32[2]\", b: \"f32[3]\"):\n    return np.einsum(\"i,j->ij\", a, b)\n", {},
-       {tensor({2}, {1, 2}), tensor({3}, {1, 10, 100})}, {tensor({2, 3}, {1, 10, 100, 2, 20, 200})}},
-      {"einsum transposed output", "def f(x: \"f32[2, 3]\"):\n    return np.einsum(\"ij->ji\", x)\n", {},
-       {tensor({2, 3}, {1, 2, 3, 4, 5, 6})}, {tensor({3, 2}, {1, 4, 2, 5, 3, 6})}},
+      {"batched matmul",
+       "def f(a: \"f32[B, 1, 2]\", b: \"f32[B, 2, 1]\"):\n    return a @ b\n",
+       {{"B", 2}},
+       {tensor({2, 1, 2}, {1, 2, 3, 4}), tensor({2, 2, 1}, {5, 6, 7, 8})},
+       {tensor({2, 1, 1}, {17, 53})}},
+      {"einsum trace",
+       "def f(x: \"f32[N, N]\"):\n    return np.einsum(\"ii\", x), np.einsum(\"ii->i\", x)\n",
+       {{"N", 2}},
+       {a22},
+       {tensor({}, {5}), tensor({2}, {1, 4})}},
+      {"einsum outer",
+       "def f(a: \"f32[2]\", b: \"f32[3]\"):\n    return np.einsum(\"i,j->ij\", a, b)\n",
+       {},
+       {tensor({2}, {1, 2}), tensor({3}, {1, 10, 100})},
+       {tensor({2, 3}, {1, 10, 100, 2, 20, 200})}},
+      {"einsum transposed output",
+       "def f(x: \"f32[2, 3]\"):\n    return np.einsum(\"ij->ji\", x)\n",
+       {},
+       {tensor({2, 3}, {1, 2, 3, 4, 5, 6})},
+       {tensor({3, 2}, {1, 4, 2, 5, 3, 6})}},
       {"reduce max with keepdims",
        "def f(x: \"f32[M, N]\"):\n    return x.max(axis=1, keepdims=True), np.max(x, axis=0), x.max()\n",
-       {{"M", 2}, {"N", 3}}, {tensor({2, 3}, {1, 5, 3, 4, 2, 6})},
+       {{"M", 2}, {"N", 3}},
+       {tensor({2, 3}, {1, 5, 3, 4, 2, 6})},
        {tensor({2, 1}, {5, 6}), tensor({3}, {4, 5, 6}), tensor({}, {6})}},
-      {"reduce min over two axes", "def f(x: \"f32[2, 2, 2]\"):\n    return x.min(axis=(0, 2))\n", {},
-       {tensor({2, 2, 2}, {8, 7, 6, 5, 4, 3, 2, 1})}, {tensor({2}, {3, 1})}},
-      {"sum keepdims", "def f(x: \"f32[2, 3]\"):\n    return x.sum(axis=-1, keepdims=True)\n", {},
-       {tensor({2, 3}, {1, 2, 3, 4, 5, 6})}, {tensor({2, 1}, {6, 15})}},
-      {"mean", "def f(x: \"f32[M, N]\"):\n    return x.mean(axis=0), np.mean(x), x.mean(axis=1, keepdims=True)\n",
-       {{"M", 2}, {"N", 2}}, {tensor({2, 2}, {1, 2, 3, 5})},
+      {"reduce min over two axes",
+       "def f(x: \"f32[2, 2, 2]\"):\n    return x.min(axis=(0, 2))\n",
+       {},
+       {tensor({2, 2, 2}, {8, 7, 6, 5, 4, 3, 2, 1})},
+       {tensor({2}, {3, 1})}},
+      {"sum keepdims",
+       "def f(x: \"f32[2, 3]\"):\n    return x.sum(axis=-1, keepdims=True)\n",
+       {},
+       {tensor({2, 3}, {1, 2, 3, 4, 5, 6})},
+       {tensor({2, 1}, {6, 15})}},
+      {"mean",
+       "def f(x: \"f32[M, N]\"):\n    return x.mean(axis=0), np.mean(x), x.mean(axis=1, keepdims=True)\n",
+       {{"M", 2}, {"N", 2}},
+       {tensor({2, 2}, {1, 2, 3, 5})},
        {tensor({2}, {2, 3.5}), tensor({}, {2.75}), tensor({2, 1}, {1.5, 4})}},
-      {"max propagates NaN", "def f(x: \"f32[3]\"):\n    return x.max(), np.maximum(x, 0.0)\n", {},
-       {tensor({3}, {1, kNaN, 2})}, {tensor({}, {kNaN}), tensor({3}, {1, kNaN, 2})}},
+      {"max propagates NaN",
+       "def f(x: \"f32[3]\"):\n    return x.max(), np.maximum(x, 0.0)\n",
+       {},
+       {tensor({3}, {1, kNaN, 2})},
+       {tensor({}, {kNaN}), tensor({3}, {1, kNaN, 2})}},
   });
 }
 
@@ -130,29 +166,55 @@ TEST(InterpreterTest, ElementwiseAndScans) {
       {"softmax of a row",
        "def f(x: \"f32[M, N]\"):\n    m = x.max(axis=-1, keepdims=True)\n    e = np.exp(x - m)\n"
        "    return e / e.sum(axis=-1, keepdims=True)\n",
-       {{"M", 1}, {"N", 3}}, {tensor({1, 3}, {0, kLn2, kLn3})}, {tensor({1, 3}, {1.0 / 6, 2.0 / 6, 3.0 / 6})}},
-      {"softmax of two rows with a shift", "def f(x: \"f32[2, 2]\"):\n    e = np.exp(x)\n    return e / e.sum(axis=1, keepdims=True)\n",
-       {}, {tensor({2, 2}, {0, 0, 100, 100 + kLn3})}, {tensor({2, 2}, {0.5, 0.5, 0.25, 0.75})}},
-      {"cumsum of a vector", "def f(x: \"f32[N]\"):\n    return np.cumsum(x)\n", {{"N", 4}}, {tensor({4}, {1, 2, 3, 4})},
+       {{"M", 1}, {"N", 3}},
+       {tensor({1, 3}, {0, kLn2, kLn3})},
+       {tensor({1, 3}, {1.0 / 6, 2.0 / 6, 3.0 / 6})}},
+      {"softmax of two rows with a shift",
+       "def f(x: \"f32[2, 2]\"):\n    e = np.exp(x)\n    return e / e.sum(axis=1, keepdims=True)\n",
+       {},
+       {tensor({2, 2}, {0, 0, 100, 100 + kLn3})},
+       {tensor({2, 2}, {0.5, 0.5, 0.25, 0.75})}},
+      {"cumsum of a vector",
+       "def f(x: \"f32[N]\"):\n    return np.cumsum(x)\n",
+       {{"N", 4}},
+       {tensor({4}, {1, 2, 3, 4})},
        {tensor({4}, {1, 3, 6, 10})}},
-      {"cumsum along each axis", "def f(x: \"f32[2, 3]\"):\n    return x.cumsum(axis=0), x.cumsum(axis=1), np.cumsum(x)\n",
-       {}, {tensor({2, 3}, {1, 2, 3, 4, 5, 6})},
+      {"cumsum along each axis",
+       "def f(x: \"f32[2, 3]\"):\n    return x.cumsum(axis=0), x.cumsum(axis=1), np.cumsum(x)\n",
+       {},
+       {tensor({2, 3}, {1, 2, 3, 4, 5, 6})},
        {tensor({2, 3}, {1, 2, 3, 5, 7, 9}), tensor({2, 3}, {1, 3, 6, 4, 9, 15}), tensor({6}, {1, 3, 6, 10, 15, 21})}},
-      {"where", "def f(x: \"f32[N]\"):\n    return np.where(x > 0, x, 0.5 * x), np.where(x <= 0, 1.0, -1.0)\n",
-       {{"N", 3}}, {tensor({3}, {-1, 0, 2})}, {tensor({3}, {-0.5, 0, 2}), tensor({3}, {1, 1, -1})}},
-      {"where with a broadcast condition", "def f(x: \"f32[2, 2]\", t: \"f32[2]\"):\n    return np.where(x >= t, x, t)\n", {},
-       {tensor({2, 2}, {1, 5, 3, 0}), tensor({2}, {2, 2})}, {tensor({2, 2}, {2, 5, 3, 2})}},
-      {"broadcasting", "def f(a: \"f32[2, 1]\", b: \"f32[3]\"):\n    return a + b, a * b - 1\n", {},
+      {"where",
+       "def f(x: \"f32[N]\"):\n    return np.where(x > 0, x, 0.5 * x), np.where(x <= 0, 1.0, -1.0)\n",
+       {{"N", 3}},
+       {tensor({3}, {-1, 0, 2})},
+       {tensor({3}, {-0.5, 0, 2}), tensor({3}, {1, 1, -1})}},
+      {"where with a broadcast condition",
+       "def f(x: \"f32[2, 2]\", t: \"f32[2]\"):\n    return np.where(x >= t, x, t)\n",
+       {},
+       {tensor({2, 2}, {1, 5, 3, 0}), tensor({2}, {2, 2})},
+       {tensor({2, 2}, {2, 5, 3, 2})}},
+      {"broadcasting",
+       "def f(a: \"f32[2, 1]\", b: \"f32[3]\"):\n    return a + b, a * b - 1\n",
+       {},
        {tensor({2, 1}, {10, 20}), tensor({3}, {1, 2, 3})},
        {tensor({2, 3}, {11, 12, 13, 21, 22, 23}), tensor({2, 3}, {9, 19, 29, 19, 39, 59})}},
-      {"unary functions", "def f(x: \"f32[2]\"):\n    return np.sqrt(x), np.abs(-x), np.reciprocal(x), x ** 3, np.square(x)\n", {},
+      {"unary functions",
+       "def f(x: \"f32[2]\"):\n    return np.sqrt(x), np.abs(-x), np.reciprocal(x), x ** 3, np.square(x)\n",
+       {},
        {tensor({2}, {4, 9})},
        {tensor({2}, {2, 3}), tensor({2}, {4, 9}), tensor({2}, {0.25, 1.0 / 9}), tensor({2}, {64, 729}),
         tensor({2}, {16, 81})}},
-      {"sizes as numbers", "def f(x: \"f32[M, N]\"):\n    return x * x.shape[0] + x.shape[1] // 2\n", {{"M", 3}, {"N", 5}},
-       {tensor({3, 5}, std::vector<double>(15, 1.0))}, {tensor({3, 5}, std::vector<double>(15, 5.0))}},
-      {"scalar parameter", "def f(s: \"f32[]\", x: \"f32[2]\"):\n    return s * x - s\n", {},
-       {tensor({}, {3}), tensor({2}, {1, 2})}, {tensor({2}, {0, 3})}},
+      {"sizes as numbers",
+       "def f(x: \"f32[M, N]\"):\n    return x * x.shape[0] + x.shape[1] // 2\n",
+       {{"M", 3}, {"N", 5}},
+       {tensor({3, 5}, std::vector<double>(15, 1.0))},
+       {tensor({3, 5}, std::vector<double>(15, 5.0))}},
+      {"scalar parameter",
+       "def f(s: \"f32[]\", x: \"f32[2]\"):\n    return s * x - s\n",
+       {},
+       {tensor({}, {3}), tensor({2}, {1, 2})},
+       {tensor({2}, {0, 3})}},
   });
 }
 
@@ -160,36 +222,72 @@ TEST(InterpreterTest, Layout) {
   const Tensor iota8 = tensor({8}, {0, 1, 2, 3, 4, 5, 6, 7});
   const Tensor m23 = tensor({2, 3}, {1, 2, 3, 4, 5, 6});
   check_rows({
-      {"transpose", "def f(x: \"f32[M, N]\"):\n    return x.T\n", {{"M", 2}, {"N", 3}}, {m23},
+      {"transpose",
+       "def f(x: \"f32[M, N]\"):\n    return x.T\n",
+       {{"M", 2}, {"N", 3}},
+       {m23},
        {tensor({3, 2}, {1, 4, 2, 5, 3, 6})}},
-      {"transpose of rank 3", "def f(x: \"f32[2, 2, 2]\"):\n    return x.transpose(2, 0, 1)\n", {},
-       {tensor({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7})}, {tensor({2, 2, 2}, {0, 2, 4, 6, 1, 3, 5, 7})}},
-      {"swapaxes", "def f(x: \"f32[2, 3]\"):\n    return np.swapaxes(x, 0, 1)\n", {}, {m23},
+      {"transpose of rank 3",
+       "def f(x: \"f32[2, 2, 2]\"):\n    return x.transpose(2, 0, 1)\n",
+       {},
+       {tensor({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7})},
+       {tensor({2, 2, 2}, {0, 2, 4, 6, 1, 3, 5, 7})}},
+      {"swapaxes",
+       "def f(x: \"f32[2, 3]\"):\n    return np.swapaxes(x, 0, 1)\n",
+       {},
+       {m23},
        {tensor({3, 2}, {1, 4, 2, 5, 3, 6})}},
-      {"reshape is row-major", "def f(x: \"f32[2, 3]\"):\n    return x.reshape(3, 2), x.reshape(-1)\n", {}, {m23},
+      {"reshape is row-major",
+       "def f(x: \"f32[2, 3]\"):\n    return x.reshape(3, 2), x.reshape(-1)\n",
+       {},
+       {m23},
        {tensor({3, 2}, {1, 2, 3, 4, 5, 6}), tensor({6}, {1, 2, 3, 4, 5, 6})}},
-      {"broadcast_to", "def f(x: \"f32[3]\"):\n    return np.broadcast_to(x, (2, 3))\n", {}, {tensor({3}, {1, 2, 3})},
+      {"broadcast_to",
+       "def f(x: \"f32[3]\"):\n    return np.broadcast_to(x, (2, 3))\n",
+       {},
+       {tensor({3}, {1, 2, 3})},
        {tensor({2, 3}, {1, 2, 3, 1, 2, 3})}},
-      {"negative steps on a constant axis", "def f(x: \"f32[8]\"):\n    return x[::-1], x[6:1:-2], x[::-3], x[-2::-3]\n", {},
+      {"negative steps on a constant axis",
+       "def f(x: \"f32[8]\"):\n    return x[::-1], x[6:1:-2], x[::-3], x[-2::-3]\n",
+       {},
        {iota8},
        {tensor({8}, {7, 6, 5, 4, 3, 2, 1, 0}), tensor({3}, {6, 4, 2}), tensor({3}, {7, 4, 1}), tensor({3}, {6, 3, 0})}},
       {"negative steps on a symbolic axis",
-       "def f(x: \"f32[N]\"):\n    n = x.shape[0]\n    return x[::-1], x[::-2], x[n - 2:0:-1], x[:-3:-1]\n", {{"N", 8}}, {iota8},
+       "def f(x: \"f32[N]\"):\n    n = x.shape[0]\n    return x[::-1], x[::-2], x[n - 2:0:-1], x[:-3:-1]\n",
+       {{"N", 8}},
+       {iota8},
        {tensor({8}, {7, 6, 5, 4, 3, 2, 1, 0}), tensor({4}, {7, 5, 3, 1}), tensor({6}, {6, 5, 4, 3, 2, 1}),
         tensor({2}, {7, 6})}},
-      {"odd length reversed by two", "def f(x: \"f32[N]\"):\n    return x[::-2]\n", {{"N", 7}},
-       {tensor({7}, {0, 1, 2, 3, 4, 5, 6})}, {tensor({4}, {6, 4, 2, 0})}},
-      {"slices of a matrix", "def f(x: \"f32[M, N]\"):\n    return x[::-1, 1:], x[-1], x[:, None, 0], x[..., ::2]\n",
-       {{"M", 2}, {"N", 3}}, {m23},
+      {"odd length reversed by two",
+       "def f(x: \"f32[N]\"):\n    return x[::-2]\n",
+       {{"N", 7}},
+       {tensor({7}, {0, 1, 2, 3, 4, 5, 6})},
+       {tensor({4}, {6, 4, 2, 0})}},
+      {"slices of a matrix",
+       "def f(x: \"f32[M, N]\"):\n    return x[::-1, 1:], x[-1], x[:, None, 0], x[..., ::2]\n",
+       {{"M", 2}, {"N", 3}},
+       {m23},
        {tensor({2, 2}, {5, 6, 2, 3}), tensor({3}, {4, 5, 6}), tensor({2, 1}, {1, 4}), tensor({2, 2}, {1, 3, 4, 6})}},
-      {"halves by size", "def f(x: \"f32[N]\"):\n    h = x.shape[0] // 2\n    return x[:h], x[h:]\n", {{"N", 5}},
-       {tensor({5}, {1, 2, 3, 4, 5})}, {tensor({2}, {1, 2}), tensor({3}, {3, 4, 5})}},
-      {"concatenate", "def f(a: \"f32[2]\", b: \"f32[3]\"):\n    return np.concatenate([a, b])\n", {},
-       {tensor({2}, {1, 2}), tensor({3}, {3, 4, 5})}, {tensor({5}, {1, 2, 3, 4, 5})}},
-      {"concatenate along axis 1", "def f(a: \"f32[2, 1]\", b: \"f32[2, 2]\"):\n    return np.concatenate((a, b, a), axis=1)\n",
-       {}, {tensor({2, 1}, {0, 9}), tensor({2, 2}, {1, 2, 3, 4})}, {tensor({2, 4}, {0, 1, 2, 0, 9, 3, 4, 9})}},
-      {"rotate by concatenation", "def f(x: \"f32[N]\"):\n    h = x.shape[0] // 2\n    return np.concatenate([x[h:], x[:h]])\n",
-       {{"N", 5}}, {tensor({5}, {1, 2, 3, 4, 5})}, {tensor({5}, {3, 4, 5, 1, 2})}},
+      {"halves by size",
+       "def f(x: \"f32[N]\"):\n    h = x.shape[0] // 2\n    return x[:h], x[h:]\n",
+       {{"N", 5}},
+       {tensor({5}, {1, 2, 3, 4, 5})},
+       {tensor({2}, {1, 2}), tensor({3}, {3, 4, 5})}},
+      {"concatenate",
+       "def f(a: \"f32[2]\", b: \"f32[3]\"):\n    return np.concatenate([a, b])\n",
+       {},
+       {tensor({2}, {1, 2}), tensor({3}, {3, 4, 5})},
+       {tensor({5}, {1, 2, 3, 4, 5})}},
+      {"concatenate along axis 1",
+       "def f(a: \"f32[2, 1]\", b: \"f32[2, 2]\"):\n    return np.concatenate((a, b, a), axis=1)\n",
+       {},
+       {tensor({2, 1}, {0, 9}), tensor({2, 2}, {1, 2, 3, 4})},
+       {tensor({2, 4}, {0, 1, 2, 0, 9, 3, 4, 9})}},
+      {"rotate by concatenation",
+       "def f(x: \"f32[N]\"):\n    h = x.shape[0] // 2\n    return np.concatenate([x[h:], x[:h]])\n",
+       {{"N", 5}},
+       {tensor({5}, {1, 2, 3, 4, 5})},
+       {tensor({5}, {3, 4, 5, 1, 2})}},
   });
 }
 
@@ -223,7 +321,8 @@ std::optional<ProvidedInput> npy(const std::string& name, std::vector<int64_t> s
 }
 
 TEST(InterpreterTest, BindDims) {
-  const ir::Program p = compile(kImport + "def f(x: \"f32[M, N]\", y: \"f32[N]\", z: \"f32[M, 4]\"):\n    return x * y + z[:, :1]\n");
+  const ir::Program p =
+      compile(kImport + "def f(x: \"f32[M, N]\", y: \"f32[N]\", z: \"f32[M, 4]\"):\n    return x * y + z[:, :1]\n");
   const std::vector<BindRow> rows = {
       {"all sizes from the files", {}, {npy("x.npy", {2, 3}), npy("y.npy", {3}), npy("z.npy", {2, 4})}, "M=2 N=3"},
       {"some files, the rest from --dims", {{"M", 5}}, {std::nullopt, npy("y.npy", {7}), std::nullopt}, "M=5 N=7"},
@@ -238,11 +337,17 @@ TEST(InterpreterTest, BindDims) {
        {{"N", 5}},
        {npy("x.npy", {2, 3}), std::nullopt, std::nullopt},
        "t.py:2:10: error: | x.npy gives N=3 but --dims gives N=5"},
-      {"rank mismatch", {}, {npy("x.npy", {6}), std::nullopt, std::nullopt},
+      {"rank mismatch",
+       {},
+       {npy("x.npy", {6}), std::nullopt, std::nullopt},
        "t.py:2:10: error: | x.npy has shape (6,) but parameter 'x' is f32[M, N] (rank 1 vs 2)"},
-      {"constant dim mismatch", {}, {npy("x.npy", {2, 3}), std::nullopt, npy("z.npy", {2, 5})},
+      {"constant dim mismatch",
+       {},
+       {npy("x.npy", {2, 3}), std::nullopt, npy("z.npy", {2, 5})},
        "t.py:2:39: error: | z.npy has shape (2, 5) but parameter 'z' is f32[M, 4]: dimension 1 must be 4"},
-      {"missing size", {{"M", 2}}, {std::nullopt, std::nullopt, std::nullopt},
+      {"missing size",
+       {{"M", 2}},
+       {std::nullopt, std::nullopt, std::nullopt},
        "error: size 'N' is not given; pass --dims N=..."},
   };
   for (const BindRow& row : rows) {
@@ -274,8 +379,7 @@ TEST(InterpreterTest, ZeroSizeFromAFileIsRejected) {
   } catch (const UserError& e) {
     EXPECT_NE(e.format().find("t.py:2:10: error: x.npy has shape (0, 3)"), std::string::npos) << e.format();
   }
-  // A constant zero dim is not a size, so a file may match it... only if the
-  // annotation says so; a zero where the annotation says 4 is a mismatch.
+  // A zero where the annotation says 4 is an ordinary mismatch.
   const ir::Program q = compile(kImport + "def f(x: \"f32[M, 4]\"):\n    return x\n");
   EXPECT_THROW(bind_dims(q.kernel, {}, {npy("x.npy", {2, 0})}), UserError);
 }
@@ -344,17 +448,35 @@ struct RunErrorRow {
 TEST(InterpreterTest, SizeDependentErrorsAreUserErrors) {
   const Tensor four = tensor({4}, {1, 2, 3, 4});
   const std::vector<RunErrorRow> rows = {
-      {"slice stop past the end", "def f(x: \"f32[M]\"):\n    return x[2:x.shape[0] + 1]\n", {{"M", 4}}, {four},
+      {"slice stop past the end",
+       "def f(x: \"f32[M]\"):\n    return x[2:x.shape[0] + 1]\n",
+       {{"M", 4}},
+       {four},
        "t.py:3:13: error: slice reads outside axis 0 of size 4"},
-      {"slice start past the end", "def f(x: \"f32[M]\"):\n    return x[x.shape[0]:x.shape[0] + 2]\n", {{"M", 4}}, {four},
+      {"slice start past the end",
+       "def f(x: \"f32[M]\"):\n    return x[x.shape[0]:x.shape[0] + 2]\n",
+       {{"M", 4}},
+       {four},
        "t.py:3:13: error: slice reads outside axis 0 of size 4"},
-      {"index at the size", "def f(x: \"f32[M]\"):\n    return x[x.shape[0]]\n", {{"M", 4}}, {four},
+      {"index at the size",
+       "def f(x: \"f32[M]\"):\n    return x[x.shape[0]]\n",
+       {{"M", 4}},
+       {four},
        "t.py:3:13: error: slice reads outside axis 0 of size 4"},
-      {"reversed slice from past the end", "def f(x: \"f32[M]\"):\n    n = x.shape[0]\n    return x[n:0:-1]\n", {{"M", 4}},
-       {four}, "t.py:4:13: error: slice reads outside axis 0 of size 4"},
-      {"slice longer than the axis", "def f(x: \"f32[M]\"):\n    return x[5:]\n", {{"M", 4}}, {four},
+      {"reversed slice from past the end",
+       "def f(x: \"f32[M]\"):\n    n = x.shape[0]\n    return x[n:0:-1]\n",
+       {{"M", 4}},
+       {four},
+       "t.py:4:13: error: slice reads outside axis 0 of size 4"},
+      {"slice longer than the axis",
+       "def f(x: \"f32[M]\"):\n    return x[5:]\n",
+       {{"M", 4}},
+       {four},
        "error: dimension M - 5 is negative (-1) at these sizes"},
-      {"max over an empty axis", "def f(x: \"f32[M]\"):\n    return x[4:].max()\n", {{"M", 4}}, {four},
+      {"max over an empty axis",
+       "def f(x: \"f32[M]\"):\n    return x[4:].max()\n",
+       {{"M", 4}},
+       {four},
        "t.py:3:21: error: max over axis 0 of length 0 has no identity"},
   };
   for (const RunErrorRow& row : rows) {
@@ -368,7 +490,8 @@ TEST(InterpreterTest, SizeDependentErrorsAreUserErrors) {
       actual = std::string("unexpected exception: ") + e.what();
     }
     EXPECT_NE(actual.find(row.expected), std::string::npos)
-        << "input:    " << row.input << "\n" << row.body << "  expected: " << row.expected << "\n  actual:   " << actual;
+        << "input:    " << row.input << "\n"
+        << row.body << "  expected: " << row.expected << "\n  actual:   " << actual;
   }
 }
 

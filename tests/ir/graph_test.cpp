@@ -53,19 +53,40 @@ struct SharingRow {
   bool same;
 };
 
-NodeRef x_of(Graph& g) { return g.input(0, "x", {DType::F32, {M, N}}); }
-NodeRef y_of(Graph& g) { return g.input(1, "y", {DType::F32, {M, N}}); }
+NodeRef x_of(Graph& g) {
+  return g.input(0, "x", {DType::F32, {M, N}});
+}
+NodeRef y_of(Graph& g) {
+  return g.input(1, "y", {DType::F32, {M, N}});
+}
 
 TEST(GraphTest, HashConsing) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<SharingRow> rows = {
-      {"add(x, y) twice", [](Graph& g) { return g.make(Op::Add, {x_of(g), y_of(g)}, {}); },
-       [](Graph& g) { return g.make(Op::Add, {x_of(g), y_of(g)}, {}); }, true},
+      {"add(x, y) twice",
+       [](Graph& g) {
+         return g.make(Op::Add, {x_of(g), y_of(g)}, {});
+       },
+       [](Graph& g) {
+         return g.make(Op::Add, {x_of(g), y_of(g)}, {});
+       },
+       true},
       {"add(x, y) vs add(y, x) (no commutativity in the graph)",
-       [](Graph& g) { return g.make(Op::Add, {x_of(g), y_of(g)}, {}); },
-       [](Graph& g) { return g.make(Op::Add, {y_of(g), x_of(g)}, {}); }, false},
-      {"add(x, y) vs mul(x, y)", [](Graph& g) { return g.make(Op::Add, {x_of(g), y_of(g)}, {}); },
-       [](Graph& g) { return g.make(Op::Mul, {x_of(g), y_of(g)}, {}); }, false},
+       [](Graph& g) {
+         return g.make(Op::Add, {x_of(g), y_of(g)}, {});
+       },
+       [](Graph& g) {
+         return g.make(Op::Add, {y_of(g), x_of(g)}, {});
+       },
+       false},
+      {"add(x, y) vs mul(x, y)",
+       [](Graph& g) {
+         return g.make(Op::Add, {x_of(g), y_of(g)}, {});
+       },
+       [](Graph& g) {
+         return g.make(Op::Mul, {x_of(g), y_of(g)}, {});
+       },
+       false},
       {"exp(exp(x)) twice", [](Graph& g) { return g.make(Op::Exp, {g.make(Op::Exp, {x_of(g)}, {})}, {}); },
        [](Graph& g) { return g.make(Op::Exp, {g.make(Op::Exp, {x_of(g)}, {})}, {}); }, true},
       {"sum(x, axes=[0]) vs sum(x, axes=[1])",
@@ -80,15 +101,22 @@ TEST(GraphTest, HashConsing) {
       {"pow(x, 2) vs pow(x, 3)", [](Graph& g) { return g.make(Op::Pow, {x_of(g)}, value_attrs(2.0)); },
        [](Graph& g) { return g.make(Op::Pow, {x_of(g)}, value_attrs(3.0)); }, false},
       {"where(x < y, x, y) vs where(x <= y, x, y)",
-       [](Graph& g) { return g.make(Op::Select, {x_of(g), y_of(g), x_of(g), y_of(g)}, cmp_attrs(Cmp::Lt)); },
-       [](Graph& g) { return g.make(Op::Select, {x_of(g), y_of(g), x_of(g), y_of(g)}, cmp_attrs(Cmp::Le)); }, false},
+       [](Graph& g) {
+         return g.make(Op::Select, {x_of(g), y_of(g), x_of(g), y_of(g)}, cmp_attrs(Cmp::Lt));
+       },
+       [](Graph& g) {
+         return g.make(Op::Select, {x_of(g), y_of(g), x_of(g), y_of(g)}, cmp_attrs(Cmp::Le));
+       },
+       false},
       {"einsum ab->ba vs transpose (1, 0)",
        [](Graph& g) { return g.make(Op::Contract, {x_of(g)}, spec_attrs("ab->ba")); },
-       [](Graph& g) { return g.make(Op::Transpose, {x_of(g)}, axes_attrs({1, 0})); }, false},
+       [](Graph& g) {
+         return g.make(Op::Transpose, {x_of(g)}, axes_attrs({1, 0}));
+       },
+       false},
       {"einsum ab->a vs einsum ab->b", [](Graph& g) { return g.make(Op::Contract, {x_of(g)}, spec_attrs("ab->a")); },
        [](Graph& g) { return g.make(Op::Contract, {x_of(g)}, spec_attrs("ab->b")); }, false},
-      {"constant 1.0 twice", [](Graph& g) { return g.constant(1.0); }, [](Graph& g) { return g.constant(1.0); },
-       true},
+      {"constant 1.0 twice", [](Graph& g) { return g.constant(1.0); }, [](Graph& g) { return g.constant(1.0); }, true},
       {"constant 1.0 vs 2.0", [](Graph& g) { return g.constant(1.0); }, [](Graph& g) { return g.constant(2.0); },
        false},
       {"constant 0.0 vs -0.0", [](Graph& g) { return g.constant(0.0); }, [](Graph& g) { return g.constant(-0.0); },
@@ -104,13 +132,18 @@ TEST(GraphTest, HashConsing) {
       {"size(M) twice", [](Graph& g) { return g.size_value(M); }, [](Graph& g) { return g.size_value(M); }, true},
       {"size(M + N) vs size(N + M)", [](Graph& g) { return g.size_value(M + N); },
        [](Graph& g) { return g.size_value(N + M); }, true},
-      {"size(M) vs size(N)", [](Graph& g) { return g.size_value(M); }, [](Graph& g) { return g.size_value(N); },
-       false},
+      {"size(M) vs size(N)", [](Graph& g) { return g.size_value(M); }, [](Graph& g) { return g.size_value(N); }, false},
       {"constant 3.0 vs size(3) (different ops)", [](Graph& g) { return g.constant(3.0); },
        [](Graph& g) { return g.size_value(3); }, false},
       {"input x twice", [](Graph& g) { return x_of(g); }, [](Graph& g) { return x_of(g); }, true},
-      {"input 0 'x' vs input 1 'x'", [](Graph& g) { return g.input(0, "x", {DType::F32, {M}}); },
-       [](Graph& g) { return g.input(1, "x", {DType::F32, {M}}); }, false},
+      {"input 0 'x' vs input 1 'x'",
+       [](Graph& g) {
+         return g.input(0, "x", {DType::F32, {M}});
+       },
+       [](Graph& g) {
+         return g.input(1, "x", {DType::F32, {M}});
+       },
+       false},
       {"reshape x to [M*N] twice",
        [](Graph& g) {
          Attrs a;
@@ -250,14 +283,14 @@ std::string ids_text(const std::vector<int>& values) {
 
 TEST(GraphTest, TopologicalOrder) {
   Graph g;
-  NodeRef x = x_of(g);                                  // 0
-  NodeRef y = y_of(g);                                  // 1
-  NodeRef e = g.make(Op::Exp, {x}, {});                 // 2
-  NodeRef l = g.make(Op::Log, {x}, {});                 // 3
-  NodeRef diamond = g.make(Op::Add, {e, l}, {});        // 4: x reached twice
+  NodeRef x = x_of(g);                                      // 0
+  NodeRef y = y_of(g);                                      // 1
+  NodeRef e = g.make(Op::Exp, {x}, {});                     // 2
+  NodeRef l = g.make(Op::Log, {x}, {});                     // 3
+  NodeRef diamond = g.make(Op::Add, {e, l}, {});            // 4: x reached twice
   NodeRef twice = g.make(Op::Mul, {diamond, diamond}, {});  // 5: the same input twice
-  NodeRef other = g.make(Op::Sub, {y, e}, {});          // 6
-  g.make(Op::Tanh, {y}, {});                            // 7: not reachable from the outputs below
+  NodeRef other = g.make(Op::Sub, {y, e}, {});              // 6
+  g.make(Op::Tanh, {y}, {});                                // 7: not reachable from the outputs below
 
   struct Row {
     std::string input;

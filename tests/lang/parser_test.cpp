@@ -57,13 +57,17 @@ std::string outcome(const std::string& text, const std::optional<std::string>& e
 std::string shown(const std::string& text, size_t limit = 600) {
   std::string out;
   for (unsigned char c : text.substr(0, limit)) {
-    if (c == '\n') out += "\\n\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
+    if (c == '\n')
+      out += "\\n\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
     else if (c < 0x20 || c >= 0x7f) {
       static const char* kHex = "0123456789abcdef";
       out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
-    } else out += static_cast<char>(c);
+    } else
+      out += static_cast<char>(c);
   }
   if (text.size() > limit) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
@@ -81,8 +85,9 @@ struct AcceptRow {
 void check_accepted(const std::vector<AcceptRow>& rows) {
   for (const AcceptRow& row : rows) {
     const std::string actual = outcome(row.source);
-    EXPECT_EQ(actual, row.expected) << "input:    " << row.input << "\n" << shown(row.source)
-                                    << "\n  expected: " << row.expected << "\n  actual:   " << actual;
+    EXPECT_EQ(actual, row.expected) << "input:    " << row.input << "\n"
+                                    << shown(row.source) << "\n  expected: " << row.expected
+                                    << "\n  actual:   " << actual;
   }
 }
 
@@ -129,7 +134,8 @@ TEST(ParserTest, AcceptsStatementsAndReturns) {
        "f32[M]"},
       {"reciprocal, tanh, negative",
        kImport + "def f(x: \"f32[M]\"):\n    return np.reciprocal(x) + np.tanh(x) + np.negative(x)\n", "f32[M]"},
-      {"concatenate", kImport + "def f(x: \"f32[M, 3]\", y: \"f32[M, 4]\"):\n    return np.concatenate((x, y), axis=-1)\n",
+      {"concatenate",
+       kImport + "def f(x: \"f32[M, 3]\", y: \"f32[M, 4]\"):\n    return np.concatenate((x, y), axis=-1)\n",
        "f32[M, 7]"},
       {"concatenate along axis 0 by default",
        kImport + "def f(x: \"f32[M, 3]\", y: \"f32[N, 3]\"):\n    return np.concatenate([x, y])\n", "f32[M + N, 3]"},
@@ -139,8 +145,8 @@ TEST(ParserTest, AcceptsStatementsAndReturns) {
        kImport + "def f(x: \"f32[N]\", y: \"f32[M, N]\"):\n    return np.broadcast_to(x, (y.shape[0], x.shape[0]))\n",
        "f32[M, N]"},
       {"matmul operator", kImport + "def f(x: \"f32[M, K]\", w: \"f32[K, N]\"):\n    return x @ w\n", "f32[M, N]"},
-      {"np.matmul, vector on the left", kImport + "def f(v: \"f32[K]\", w: \"f32[K, N]\"):\n    return np.matmul(v, w)\n",
-       "f32[N]"},
+      {"np.matmul, vector on the left",
+       kImport + "def f(v: \"f32[K]\", w: \"f32[K, N]\"):\n    return np.matmul(v, w)\n", "f32[N]"},
       {"matmul vector by vector", kImport + "def f(v: \"f32[K]\", w: \"f32[K]\"):\n    return v @ w\n", "f32[]"},
       {"batched matmul broadcasting",
        kImport + "def f(a: \"f32[B, 1, M, K]\", b: \"f32[H, K, N]\"):\n    return a @ b\n", "f32[B, H, M, N]"},
@@ -151,14 +157,15 @@ TEST(ParserTest, AcceptsStatementsAndReturns) {
 
 TEST(ParserTest, AcceptsShapeArithmeticAndSlicing) {
   check_accepted({
-      {"x.shape[i] in reshape",
-       kImport + "def f(x: \"f32[M, N]\"):\n    return x.reshape(x.shape[0] * x.shape[1])\n", "f32[M*N]"},
+      {"x.shape[i] in reshape", kImport + "def f(x: \"f32[M, N]\"):\n    return x.reshape(x.shape[0] * x.shape[1])\n",
+       "f32[M*N]"},
       {"x.shape[-1] // 2 as a bound",
        kImport + "def f(x: \"f32[M, N]\"):\n    half = x.shape[-1] // 2\n    return x[:, :half], x[:, half:]\n",
        "f32[M, N//2], f32[M, N - N//2]"},
       {"size as a scalar operand", kImport + "def f(x: \"f32[M, N]\"):\n    return x / x.shape[1] + x.shape[0] * 2\n",
        "f32[M, N]"},
-      {"size arithmetic", kImport + "def f(x: \"f32[M, N]\"):\n    n = (x.shape[0] + 1) * 2 - x.shape[0]\n    return x * n\n",
+      {"size arithmetic",
+       kImport + "def f(x: \"f32[M, N]\"):\n    n = (x.shape[0] + 1) * 2 - x.shape[0]\n    return x * n\n",
        "f32[M, N]"},
       {"ndim and size", kImport + "def f(x: \"f32[M, N]\"):\n    return x.reshape(x.size) * x.ndim\n", "f32[M*N]"},
       {"reshape with -1", kImport + "def f(x: \"f32[M, N, K]\"):\n    return x.reshape(-1, x.shape[2])\n",
@@ -181,8 +188,10 @@ TEST(ParserTest, AcceptsShapeArithmeticAndSlicing) {
        "f32[N, 3], f32[M, 3], f32[M, N]"},
       {"None adds an axis", kImport + "def f(x: \"f32[M, N]\"):\n    return x[None], x[:, None], x[..., None]\n",
        "f32[1, M, N], f32[M, 1, N], f32[M, N, 1]"},
-      {"Ellipsis in the middle", kImport + "def f(x: \"f32[A, B, C, D]\"):\n    return x[0, ..., 1:]\n", "f32[B, C, D - 1]"},
-      {"full slice is a no-op", kImport + "def f(x: \"f32[M, N]\"):\n    return x[:, :], x[...]\n", "f32[M, N], f32[M, N]"},
+      {"Ellipsis in the middle", kImport + "def f(x: \"f32[A, B, C, D]\"):\n    return x[0, ..., 1:]\n",
+       "f32[B, C, D - 1]"},
+      {"full slice is a no-op", kImport + "def f(x: \"f32[M, N]\"):\n    return x[:, :], x[...]\n",
+       "f32[M, N], f32[M, N]"},
   });
 }
 
@@ -208,33 +217,41 @@ TEST(ParserTest, AcceptsMethodsAndReductions) {
        "f32[C, B, A], f32[C, B, A], f32[B, A, C], f32[C, A, B], f32[A, C, B]"},
       {"swapaxes", kImport + "def f(x: \"f32[A, B, C]\"):\n    return x.swapaxes(0, -1), np.swapaxes(x, 1, 2)\n",
        "f32[C, B, A], f32[A, C, B]"},
-      {"method on an expression", kImport + "def f(x: \"f32[M, N]\"):\n    return (x * x).sum(axis=1).max()\n", "f32[]"},
+      {"method on an expression", kImport + "def f(x: \"f32[M, N]\"):\n    return (x * x).sum(axis=1).max()\n",
+       "f32[]"},
   });
 }
 
 TEST(ParserTest, AcceptsEinsumForms) {
   check_accepted({
-      {"explicit matmul", kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum(\"ij,jk->ik\", a, b)\n",
+      {"explicit matmul",
+       kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum(\"ij,jk->ik\", a, b)\n",
        "f32[M, N]"},
-      {"implicit output", kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum(\"ij,jk\", a, b)\n",
-       "f32[M, N]"},
+      {"implicit output",
+       kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum(\"ij,jk\", a, b)\n", "f32[M, N]"},
       {"implicit output is alphabetical", kImport + "def f(a: \"f32[M, N]\"):\n    return np.einsum(\"ji\", a)\n",
        "f32[N, M]"},
-      {"spaces in the spec", kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum('ij, jk -> ki', a, b)\n",
+      {"spaces in the spec",
+       kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum('ij, jk -> ki', a, b)\n",
        "f32[N, M]"},
-      {"trace", kImport + "def f(a: \"f32[N, N]\"):\n    return np.einsum(\"aa->\", a), np.einsum(\"ii\", a)\n", "f32[], f32[]"},
+      {"trace", kImport + "def f(a: \"f32[N, N]\"):\n    return np.einsum(\"aa->\", a), np.einsum(\"ii\", a)\n",
+       "f32[], f32[]"},
       {"diagonal", kImport + "def f(a: \"f32[N, N]\"):\n    return np.einsum(\"aa->a\", a)\n", "f32[N]"},
       {"full sum", kImport + "def f(a: \"f32[M, N]\"):\n    return np.einsum(\"ab->\", a)\n", "f32[]"},
       {"outer product", kImport + "def f(a: \"f32[M]\", b: \"f32[N]\"):\n    return np.einsum(\"i,j->ij\", a, b)\n",
        "f32[M, N]"},
       {"three operands",
-       kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\", c: \"f32[N, P]\"):\n    return np.einsum(\"ab,bc,cd->ad\", a, b, c)\n",
+       kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\", c: \"f32[N, P]\"):\n    return np.einsum(\"ab,bc,cd->ad\", "
+                 "a, b, c)\n",
        "f32[M, P]"},
-      {"batched", kImport + "def f(a: \"f32[B, M, K]\", b: \"f32[B, K, N]\"):\n    return np.einsum(\"bmk,bkn->bmn\", a, b)\n",
+      {"batched",
+       kImport + "def f(a: \"f32[B, M, K]\", b: \"f32[B, K, N]\"):\n    return np.einsum(\"bmk,bkn->bmn\", a, b)\n",
        "f32[B, M, N]"},
-      {"ellipsis", kImport + "def f(a: \"f32[B, H, M, K]\", w: \"f32[K, N]\"):\n    return np.einsum(\"...k,kn->...n\", a, w)\n",
+      {"ellipsis",
+       kImport + "def f(a: \"f32[B, H, M, K]\", w: \"f32[K, N]\"):\n    return np.einsum(\"...k,kn->...n\", a, w)\n",
        "f32[B, H, M, N]"},
-      {"upper-case labels", kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum(\"MK,KN->NM\", a, b)\n",
+      {"upper-case labels",
+       kImport + "def f(a: \"f32[M, K]\", b: \"f32[K, N]\"):\n    return np.einsum(\"MK,KN->NM\", a, b)\n",
        "f32[N, M]"},
   });
 }
@@ -263,11 +280,11 @@ TEST(ParserTest, AcceptsLexicalForms) {
       {"CRLF line endings",
        "import numpy as np\r\n\r\ndef f(x: \"f32[M]\"):\r\n    y = x + \\\r\n        1\r\n    return y\r\n", "f32[M]"},
       {"tabs used consistently", "import numpy as np\ndef f(x: \"f32[M]\"):\n\ty = x\n\treturn y * 2\n", "f32[M]"},
-      {"tab after spaces used consistently",
-       "import numpy as np\ndef f(x: \"f32[M]\"):\n  \ty = x\n  \treturn y * 2\n", "f32[M]"},
-      {"no newline at end of file", kImport + "def f(x: \"f32[M]\"):\n    return x", "f32[M]"},
-      {"numbers with underscores and exponents", kImport + "def f(x: \"f32[M]\"):\n    return x * 1_000 + 1e-3 + .5 + 2.\n",
+      {"tab after spaces used consistently", "import numpy as np\ndef f(x: \"f32[M]\"):\n  \ty = x\n  \treturn y * 2\n",
        "f32[M]"},
+      {"no newline at end of file", kImport + "def f(x: \"f32[M]\"):\n    return x", "f32[M]"},
+      {"numbers with underscores and exponents",
+       kImport + "def f(x: \"f32[M]\"):\n    return x * 1_000 + 1e-3 + .5 + 2.\n", "f32[M]"},
       {"True and False as keepdims", kImport + "def f(x: \"f32[M]\"):\n    return x.sum(keepdims=False)\n", "f32[]"},
       {"form feed in indentation", kImport + "def f(x: \"f32[M]\"):\n\f    return x\n", "f32[M]"},
   });
@@ -289,8 +306,10 @@ TEST(ParserTest, AcceptsHelpers) {
                  "def f(x: \"f32[M]\"):\n    return outer(x)\n",
        "f32[M]"},
       {"helper with an annotation that fits",
-       kImport + "def g(a: \"f32[M, 4]\"):\n    return a * 2\ndef f(x: \"f32[N, 4]\"):\n    return g(x)\n", "f32[N, 4]"},
-      {"helper taking a size", kImport + "def take(x, n):\n    return x[:n]\ndef f(x: \"f32[M]\"):\n    return take(x, x.shape[0] // 2)\n",
+       kImport + "def g(a: \"f32[M, 4]\"):\n    return a * 2\ndef f(x: \"f32[N, 4]\"):\n    return g(x)\n",
+       "f32[N, 4]"},
+      {"helper taking a size",
+       kImport + "def take(x, n):\n    return x[:n]\ndef f(x: \"f32[M]\"):\n    return take(x, x.shape[0] // 2)\n",
        "f32[M//2]"},
       {"helper with a number default from a global",
        kImport + "EPS = 1e-5\ndef norm(x, eps=EPS):\n    return x / np.sqrt((x * x).mean() + eps)\n"
@@ -322,11 +341,13 @@ TEST(ParserTest, EquivalentFormsGiveTheSameIr) {
        kImport + "def sq(a):\n    return a * a\ndef f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\n    return sq(x) + 1\n",
        sig + "    return x * x + 1\n"},
       {"helper with defaults and keywords inlined",
-       kImport + "def affine(x, w, b=0.0, scale=1.0):\n    return (x @ w) * scale + b\n" + "def f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\n"
-                 "    return affine(x, w, scale=2.0) - affine(w=w, x=x)\n",
+       kImport + "def affine(x, w, b=0.0, scale=1.0):\n    return (x @ w) * scale + b\n" +
+           "def f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\n"
+           "    return affine(x, w, scale=2.0) - affine(w=w, x=x)\n",
        sig + "    return ((x @ w) * 2.0 + 0.0) - ((x @ w) * 1.0 + 0.0)\n"},
       {"nested helpers returning tuples inlined",
-       kImport + "def moments(x):\n    mu = x.mean(axis=-1, keepdims=True)\n    return mu, ((x - mu) ** 2).mean(axis=-1, keepdims=True)\n"
+       kImport + "def moments(x):\n    mu = x.mean(axis=-1, keepdims=True)\n    return mu, ((x - mu) ** "
+                 "2).mean(axis=-1, keepdims=True)\n"
                  "def standardize(x, eps=1e-5):\n    mu, var = moments(x)\n    return (x - mu) / np.sqrt(var + eps)\n"
                  "def f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\n    return standardize(x) @ w\n",
        sig + "    mu = x.mean(axis=-1, keepdims=True)\n    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)\n"
@@ -341,9 +362,11 @@ TEST(ParserTest, EquivalentFormsGiveTheSameIr) {
       {"square is a product", sig + "    return np.square(x)\n", sig + "    return x * x\n"},
       {"Ellipsis and full slices", sig + "    return x[..., 0]\n", sig + "    return x[:, 0]\n"},
       {"numbers fold", sig + "    return x * (2 * 3 + 1)\n", sig + "    return x * 7.0\n"},
-      {"CRLF and LF", "import numpy as np\r\ndef f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\r\n    y = x * 2\r\n    return y @ w\r\n",
+      {"CRLF and LF",
+       "import numpy as np\r\ndef f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\r\n    y = x * 2\r\n    return y @ w\r\n",
        sig + "    y = x * 2\n    return y @ w\n"},
-      {"tabs and spaces", "import numpy as np\ndef f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\n\ty = x * 2\n\treturn y @ w\n",
+      {"tabs and spaces",
+       "import numpy as np\ndef f(x: \"f32[M, N]\", w: \"f32[N, K]\"):\n\ty = x * 2\n\treturn y @ w\n",
        sig + "    y = x * 2\n    return y @ w\n"},
       {"line continuation", sig + "    return x \\\n        @ w\n", sig + "    return x @ w\n"},
       {"comments and docstrings", sig + "    \"\"\"Doc.\"\"\"\n    # comment\n    return x @ w  # trailing\n",
@@ -352,8 +375,10 @@ TEST(ParserTest, EquivalentFormsGiveTheSameIr) {
   for (const SameIrRow& row : rows) {
     const std::string expected = ir_text(row.second);
     const std::string actual = ir_text(row.first);
-    EXPECT_EQ(actual, expected) << "input:    " << row.input << "\n" << shown(row.first) << "\n  expected:\n"
-                                << expected << "  actual:\n" << actual;
+    EXPECT_EQ(actual, expected) << "input:    " << row.input << "\n"
+                                << shown(row.first) << "\n  expected:\n"
+                                << expected << "  actual:\n"
+                                << actual;
     EXPECT_EQ(actual.find("error"), std::string::npos) << "input: " << row.input << "\n" << actual;
   }
 }
@@ -367,10 +392,11 @@ TEST(ParserTest, InlinedHelperCallsShareNodes) {
 }
 
 TEST(ParserTest, KernelMetadata) {
-  const std::string text = "\"\"\"Doc.\"\"\"\nimport numpy as np\n\nSIZES = {\n    \"test\": {\"M\": 5, \"N\": 7},\n"
-                           "    'bench': {'M': 4096, 'N': 1_024},\n}\n\n"
-                           "def kern(x: \"f32[M, N]\", y: \"bf16[N]\") -> (\"f32[M, N]\", \"bf16[]\"):\n"
-                           "    return x * y, y.sum()\n";
+  const std::string text =
+      "\"\"\"Doc.\"\"\"\nimport numpy as np\n\nSIZES = {\n    \"test\": {\"M\": 5, \"N\": 7},\n"
+      "    'bench': {'M': 4096, 'N': 1_024},\n}\n\n"
+      "def kern(x: \"f32[M, N]\", y: \"bf16[N]\") -> (\"f32[M, N]\", \"bf16[]\"):\n"
+      "    return x * y, y.sum()\n";
   ir::Program p = compile(text);
   EXPECT_EQ(p.kernel.name, "kern");
   ASSERT_EQ(p.kernel.params.size(), 2u);
@@ -421,7 +447,8 @@ TEST(ParserTest, EntryChoosesTheKernel) {
       actual = e.format().substr(0, e.format().find('\n'));
     }
     // An error must start with the expected text; a missing entry must also list the defs.
-    bool ok = actual.rfind(row.expected, 0) == 0 && (row.expected.find("error") != std::string::npos || actual == row.expected);
+    bool ok = actual.rfind(row.expected, 0) == 0 &&
+              (row.expected.find("error") != std::string::npos || actual == row.expected);
     if (row.entry == "third") ok = ok && actual.find("first, helper, second") != std::string::npos;
     EXPECT_TRUE(ok) << "input:    entry " << row.entry.value_or("(none)") << "\n  expected: " << row.expected
                     << "\n  actual:   " << actual;
@@ -452,14 +479,17 @@ TEST(ParserTest, RejectsBadPrograms) {
       {"invalid UTF-8", k + "def f(x: \"f32[M]\"):\n    return x\xff\n", "t.py:3:13: error: file is not valid UTF-8"},
       {"hex literal", k + "def f(x: \"f32[M]\"):\n    return x + 0x10\n",
        "t.py:3:16: error: hexadecimal, octal and binary literals are not supported"},
-      {"complex literal", k + "def f(x: \"f32[M]\"):\n    return x + 1j\n", "t.py:3:16: error: complex numbers are not supported"},
+      {"complex literal", k + "def f(x: \"f32[M]\"):\n    return x + 1j\n",
+       "t.py:3:16: error: complex numbers are not supported"},
       {"exponent without digits", k + "def f(x: \"f32[M]\"):\n    return x * 1e\n",
        "t.py:3:16: error: malformed number: exponent has no digits"},
-      {"bytes prefix", k + "def f(x: b\"f32[M]\"):\n    return x\n", "t.py:2:10: error: string prefix 'b' is not supported"},
+      {"bytes prefix", k + "def f(x: b\"f32[M]\"):\n    return x\n",
+       "t.py:2:10: error: string prefix 'b' is not supported"},
       {"stray backslash", k + "def f(x: \"f32[M]\"):\n    return x \\ 1\n",
        "t.py:3:14: error: unexpected character after line continuation"},
       // Indentation
-      {"unexpected indent", k + "def f(x: \"f32[M]\"):\n    y = x\n      return y\n", "t.py:4:7: error: unexpected indentation"},
+      {"unexpected indent", k + "def f(x: \"f32[M]\"):\n    y = x\n      return y\n",
+       "t.py:4:7: error: unexpected indentation"},
       {"bad dedent", k + "def f(x: \"f32[M]\"):\n    y = x\n  return y\n",
        "t.py:4:3: error: unindent does not match any outer indentation level"},
       {"tabs and spaces mixed", k + "def f(x: \"f32[M]\"):\n        y = x\n\treturn y\n",
@@ -473,7 +503,8 @@ TEST(ParserTest, RejectsBadPrograms) {
       {"if statement", k + "def f(x: \"f32[M]\"):\n    if x:\n        x = x\n    return x\n",
        "t.py:3:5: error: 'if' statements are not supported: a kernel is a dataflow graph (use np.where)"},
       {"class", "class A:\n    pass\n", "t.py:1:1: error: classes are not supported"},
-      {"lambda", k + "def f(x: \"f32[M]\"):\n    g = lambda a: a\n    return x\n", "t.py:3:9: error: lambda is not supported"},
+      {"lambda", k + "def f(x: \"f32[M]\"):\n    g = lambda a: a\n    return x\n",
+       "t.py:3:9: error: lambda is not supported"},
       {"conditional expression", k + "def f(x: \"f32[M]\"):\n    return x if x else x\n",
        "t.py:3:14: error: conditional expressions are not supported; use np.where"},
       {"chained comparison", k + "def f(x: \"f32[M]\"):\n    return np.where(0 < x < 1, x, 0.0)\n",
@@ -493,16 +524,19 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:3:30: error: keyword argument 'axis' repeated"},
       {"positional after keyword", k + "def f(x: \"f32[M]\"):\n    return np.sum(axis=0, x)\n",
        "t.py:3:27: error: positional argument follows keyword argument"},
-      {"missing expression", k + "def f(x: \"f32[M]\"):\n    return x +\n", "t.py:3:15: error: expected an expression, found end of line"},
+      {"missing expression", k + "def f(x: \"f32[M]\"):\n    return x +\n",
+       "t.py:3:15: error: expected an expression, found end of line"},
       // Annotations
       {"missing annotation", k + "def f(x):\n    return x\n",
        "t.py:2:7: error: kernel parameter 'x' needs a type annotation string such as \"f32[M, N]\""},
-      {"non-string annotation", k + "def f(x: int):\n    return x\n", "t.py:2:10: error: kernel parameter 'x' needs a type annotation"},
+      {"non-string annotation", k + "def f(x: int):\n    return x\n",
+       "t.py:2:10: error: kernel parameter 'x' needs a type annotation"},
       {"unknown dtype", k + "def f(x: \"f64[M]\"):\n    return x\n",
        "t.py:2:11: error: unknown dtype 'f64' in annotation \"f64[M]\" (Axon supports f32, bf16 and f16)"},
       {"zero dimension", k + "def f(x: \"f32[M, 0]\"):\n    return x\n",
        "t.py:2:18: error: dimension '0' must be a positive integer or a size name"},
-      {"empty dimension", k + "def f(x: \"f32[M,,N]\"):\n    return x\n", "t.py:2:17: error: empty dimension in annotation"},
+      {"empty dimension", k + "def f(x: \"f32[M,,N]\"):\n    return x\n",
+       "t.py:2:17: error: empty dimension in annotation"},
       {"expression dimension", k + "def f(x: \"f32[M*2]\"):\n    return x\n",
        "t.py:2:15: error: dimension 'M*2' must be a positive integer or a size name"},
       {"annotation without brackets", k + "def f(x: \"f32\"):\n    return x\n",
@@ -522,7 +556,8 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:3:12: error: unknown name 'exp'; did you mean np.exp?"},
       {"np without import", "def f(x: \"f32[M]\"):\n    return np.exp(x)\n",
        "t.py:2:12: error: name 'np' is not defined; add 'import numpy as np'"},
-      {"unsupported numpy function", k + "def f(x: \"f32[M]\"):\n    return np.fft(x)\n", "t.py:3:15: error: np.fft is not supported"},
+      {"unsupported numpy function", k + "def f(x: \"f32[M]\"):\n    return np.fft(x)\n",
+       "t.py:3:15: error: np.fft is not supported"},
       {"unsupported method", k + "def f(x: \"f32[M]\"):\n    return x.astype(np.float32)\n",
        "t.py:3:14: error: tensors have no attribute 'astype' in Axon's NumPy subset"},
       {"broadcast mismatch", k + "def f(x: \"f32[M]\", y: \"f32[N]\"):\n    return x + y\n",
@@ -531,10 +566,12 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:3:14: error: matmul: shapes f32[M, K] and f32[N, K] do not align: K vs N"},
       {"axis out of range", k + "def f(x: \"f32[M, N]\"):\n    return x.sum(axis=2)\n",
        "t.py:3:18: error: axis 2 is out of bounds for a tensor of rank 2"},
-      {"repeated axis", k + "def f(x: \"f32[M, N]\"):\n    return x.sum(axis=(1, -1))\n", "t.py:3:18: error: axis 1 is repeated"},
+      {"repeated axis", k + "def f(x: \"f32[M, N]\"):\n    return x.sum(axis=(1, -1))\n",
+       "t.py:3:18: error: axis 1 is repeated"},
       {"reshape mismatch", k + "def f(x: \"f32[M, N]\"):\n    return x.reshape(x.shape[0], 3)\n",
        "t.py:3:21: error: cannot reshape f32[M, N] (M*N elements) to [M, 3] (3*M elements)"},
-      {"einsum size mismatch", k + "def f(x: \"f32[M, K]\", y: \"f32[N, K]\"):\n    return np.einsum(\"ij,jk->ik\", x, y)\n",
+      {"einsum size mismatch",
+       k + "def f(x: \"f32[M, K]\", y: \"f32[N, K]\"):\n    return np.einsum(\"ij,jk->ik\", x, y)\n",
        "t.py:3:22: error: einsum subscript 'j' has size K in f32[M, K] but N in f32[N, K]"},
       {"einsum bad label", k + "def f(x: \"f32[M, K]\"):\n    return np.einsum(\"ij1->i\", x)\n",
        "t.py:3:22: error: invalid einsum subscript '1' in 'ij1->i'"},
@@ -542,7 +579,8 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:3:22: error: einsum subscripts 'ijk' do not fit operand 0 of shape f32[M, K]"},
       {"transpose repeated axis", k + "def f(x: \"f32[M, K]\"):\n    return x.transpose(0, 0)\n",
        "t.py:3:27: error: transpose: axis 0 repeated"},
-      {"concatenate mismatch", k + "def f(x: \"f32[M, 3]\", y: \"f32[N, 4]\"):\n    return np.concatenate([x, y], axis=1)\n",
+      {"concatenate mismatch",
+       k + "def f(x: \"f32[M, 3]\", y: \"f32[N, 4]\"):\n    return np.concatenate([x, y], axis=1)\n",
        "t.py:3:26: error: concatenate along axis 1: shapes f32[M, 3] and f32[N, 4] differ in another axis"},
       {"broadcast_to mismatch", k + "def f(x: \"f32[M]\"):\n    return np.broadcast_to(x, (x.shape[0], 3))\n",
        "t.py:3:27: error: cannot broadcast f32[M] to [M, 3]"},
@@ -552,20 +590,26 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:3:14: error: a comparison can only be the condition of np.where, not the returned value"},
       {"tensor exponent", k + "def f(x: \"f32[M]\"):\n    return x ** x\n",
        "t.py:3:17: error: the exponent of '**' must be a constant number, not a tensor f32[M]"},
-      {"modulo on tensors", k + "def f(x: \"f32[M]\"):\n    return x % 2\n", "t.py:3:14: error: operator '%' is not supported on tensors"},
-      {"slice step zero", k + "def f(x: \"f32[M]\"):\n    return x[::0]\n", "t.py:3:14: error: slice step cannot be zero"},
+      {"modulo on tensors", k + "def f(x: \"f32[M]\"):\n    return x % 2\n",
+       "t.py:3:14: error: operator '%' is not supported on tensors"},
+      {"slice step zero", k + "def f(x: \"f32[M]\"):\n    return x[::0]\n",
+       "t.py:3:14: error: slice step cannot be zero"},
       {"index out of bounds", k + "def f(x: \"f32[4]\"):\n    return x[4]\n",
        "t.py:3:14: error: index 4 is out of bounds for axis 0 with size 4"},
       {"negative index out of bounds", k + "def f(x: \"f32[4]\"):\n    return x[-5]\n",
        "t.py:3:14: error: index -5 is out of bounds for axis 0 with size 4"},
-      {"too many indices", k + "def f(x: \"f32[M]\"):\n    return x[0, 0]\n", "t.py:3:14: error: too many indices: 2 for a tensor f32[M]"},
-      {"two ellipses", k + "def f(x: \"f32[M]\"):\n    return x[..., ...]\n", "t.py:3:14: error: an index can only have a single '...'"},
-      {"tensor index", k + "def f(x: \"f32[M]\"):\n    return x[x]\n", "t.py:3:14: error: indexing with a tensor is not supported"},
+      {"too many indices", k + "def f(x: \"f32[M]\"):\n    return x[0, 0]\n",
+       "t.py:3:14: error: too many indices: 2 for a tensor f32[M]"},
+      {"two ellipses", k + "def f(x: \"f32[M]\"):\n    return x[..., ...]\n",
+       "t.py:3:14: error: an index can only have a single '...'"},
+      {"tensor index", k + "def f(x: \"f32[M]\"):\n    return x[x]\n",
+       "t.py:3:14: error: indexing with a tensor is not supported"},
       {"shape index out of range", k + "def f(x: \"f32[M]\"):\n    return x.shape[5]\n",
        "t.py:3:20: error: index 5 is out of range for a tuple of 1"},
       {"recursion", k + "def g(a):\n    return g(a)\ndef f(x: \"f32[M]\"):\n    return g(x)\n",
        "t.py:3:13: error: recursive call to 'g': helpers are inlined, so they cannot recurse"},
-      {"helper annotation mismatch", k + "def g(a: \"f32[3]\"):\n    return a\ndef f(x: \"f32[4]\"):\n    return g(x)\n",
+      {"helper annotation mismatch",
+       k + "def g(a: \"f32[3]\"):\n    return a\ndef f(x: \"f32[4]\"):\n    return g(x)\n",
        "t.py:5:14: error: argument 'a' of g() is f32[4] but its annotation says f32[3]"},
       {"unexpected keyword", k + "def f(x: \"f32[M]\"):\n    return np.sum(x, axes=0)\n",
        "t.py:3:22: error: np.sum() got an unexpected keyword argument 'axes'"},
@@ -582,25 +626,31 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:3:6: error: assignment to part of a tensor is not supported (tensors are immutable)"},
       {"unpacking count", k + "def f(x: \"f32[M]\"):\n    a, b = x, x, x\n    return a\n",
        "t.py:3:12: error: cannot unpack 3 values into 2 names"},
-      {"code after return", k + "def f(x: \"f32[M]\"):\n    return x\n    y = x\n", "t.py:4:5: error: code after 'return' is never run"},
+      {"code after return", k + "def f(x: \"f32[M]\"):\n    return x\n    y = x\n",
+       "t.py:4:5: error: code after 'return' is never run"},
       {"unused expression", k + "def f(x: \"f32[M]\"):\n    x + 1\n    return x\n",
        "t.py:3:5: error: this expression's value is not used; assign it to a name"},
       {"top-level call", k + "print(1)\ndef f(x: \"f32[M]\"):\n    return x\n",
        "t.py:2:1: error: only imports, defs, constants and docstrings may appear at the top level"},
-      {"calling a tensor", k + "def f(x: \"f32[M]\"):\n    return x(1)\n", "t.py:3:12: error: a tensor f32[M] cannot be called"},
-      {"SIZES not a dict", k + "SIZES = [1]\ndef f(x: \"f32[M]\"):\n    return x\n", "t.py:2:9: error: SIZES must be a dict literal"},
+      {"calling a tensor", k + "def f(x: \"f32[M]\"):\n    return x(1)\n",
+       "t.py:3:12: error: a tensor f32[M] cannot be called"},
+      {"SIZES not a dict", k + "SIZES = [1]\ndef f(x: \"f32[M]\"):\n    return x\n",
+       "t.py:2:9: error: SIZES must be a dict literal"},
       {"SIZES zero size", k + "SIZES = {\"test\": {\"M\": 0}}\ndef f(x: \"f32[M]\"):\n    return x\n",
        "t.py:2:24: error: the size of 'M' must be a positive integer"},
-      {"size name not in scope", k + "def f(x: \"f32[M, N]\"):\n    return x.reshape(M, N)\n", "t.py:3:22: error: unknown name 'M'"},
-      {"assigning to np", k + "def f(x: \"f32[M]\"):\n    np = x\n    return np\n", "t.py:3:5: error: assigning to 'np' hides numpy"},
-      {"nesting too deep", k + "def f(x: \"f32[M]\"):\n    return " + std::string(300, '(') + "x" + std::string(300, ')') + "\n",
+      {"size name not in scope", k + "def f(x: \"f32[M, N]\"):\n    return x.reshape(M, N)\n",
+       "t.py:3:22: error: unknown name 'M'"},
+      {"assigning to np", k + "def f(x: \"f32[M]\"):\n    np = x\n    return np\n",
+       "t.py:3:5: error: assigning to 'np' hides numpy"},
+      {"nesting too deep",
+       k + "def f(x: \"f32[M]\"):\n    return " + std::string(300, '(') + "x" + std::string(300, ')') + "\n",
        "error: expression is nested too deeply (more than 200 levels)"},
   };
   for (const RejectRow& row : rows) {
     const std::string actual = outcome(row.source);
     EXPECT_NE(actual.find(row.expected), std::string::npos)
-        << "input:    " << row.input << "\n" << shown(row.source) << "\n  expected: " << row.expected
-        << "\n  actual:   " << actual;
+        << "input:    " << row.input << "\n"
+        << shown(row.source) << "\n  expected: " << row.expected << "\n  actual:   " << actual;
   }
 }
 
@@ -643,9 +693,10 @@ TEST(ParserTest, SizeOverflowIsAUserError) {
   };
   for (const std::string& program : programs) {
     const std::string actual = outcome(program);
-    EXPECT_NE(actual.find("error: integer overflow"), std::string::npos) << "input:\n"
-                                                                         << shown(program) << "\n  expected: error: integer overflow ..."
-                                                                         << "\n  actual:   " << actual;
+    EXPECT_NE(actual.find("error: integer overflow"), std::string::npos)
+        << "input:\n"
+        << shown(program) << "\n  expected: error: integer overflow ..."
+        << "\n  actual:   " << actual;
   }
 }
 
@@ -654,8 +705,9 @@ TEST(ParserTest, SizeOverflowIsAUserError) {
 TEST(ParserTest, SliceWithAHugeStep) {
   GTEST_SKIP() << "known bug: the constant-axis slice length overflows int64 for huge steps "
                   "(x[::9223372036854775807] on f32[8] is f32[0], NumPy gives shape (1,))";
-  EXPECT_EQ(outcome(kImport + "def f(x: \"f32[8]\"):\n    return x[::9223372036854775807], x[1::-9223372036854775807]\n"),
-            "f32[1], f32[1]");
+  EXPECT_EQ(
+      outcome(kImport + "def f(x: \"f32[8]\"):\n    return x[::9223372036854775807], x[1::-9223372036854775807]\n"),
+      "f32[1], f32[1]");
 }
 
 // Integer arithmetic on Python ints is exact; a result that does not fit in
@@ -757,7 +809,8 @@ TEST(ParserTest, HugeExpressionsCompileOrAreUserErrors) {
 
   // A long helper chain: every helper calls the next one.
   std::string helpers = kImport;
-  for (int i = 0; i < 1000; ++i) helpers += "def h" + std::to_string(i) + "(a):\n    return h" + std::to_string(i + 1) + "(a)\n";
+  for (int i = 0; i < 1000; ++i)
+    helpers += "def h" + std::to_string(i) + "(a):\n    return h" + std::to_string(i + 1) + "(a)\n";
   helpers += "def h1000(a):\n    return a\ndef f(x: \"f32[M]\"):\n    return h0(x)\n";
   EXPECT_EQ(misbehaviour(helpers), "") << "1000 nested helper calls";
 }
@@ -773,14 +826,103 @@ void expect_all_well_behaved(const std::vector<std::string>& inputs, const std::
   EXPECT_EQ(failures, 0) << what << ": " << failures << " of " << inputs.size() << " inputs misbehaved";
 }
 
-const std::vector<std::string> kVocabulary = {
-    "x", "y", "w", "np", "np.", "import numpy as np\n", "def ", "f", "g", "(", ")", "[", "]", "{", "}", ":", ",", ".",
-    "...", "None", "True", "False", "=", "+", "-", "*", "/", "//", "%", "**", "@", "<", ">", "==", "!=", "<=", ">=",
-    "+=", "->", "\n", "\n    ", "\n        ", "\t", " ", "0", "1", "2", "-1", "3.5", "1e-6", "1e308", "9223372036854775807",
-    "\"f32[M, N]\"", "\"f16[N]\"", "\"bf16[]\"", "\"f32[4, M]\"", "'ij,jk->ik'", "\"...i->i\"", "\"ii\"", "return ",
-    "sum", "mean", "max", "min", "exp", "log", "sqrt", "tanh", "where", "einsum", "matmul", "reshape", "transpose",
-    "swapaxes", "concatenate", "broadcast_to", "cumsum", "maximum", "square", "shape", ".shape[", ".T", "axis=",
-    "keepdims=", "SIZES = ", "#", "\"\"\"", "'", "\"", "\\\n", "pi", "lambda", "for", "if", "else", ";", "pass"};
+const std::vector<std::string> kVocabulary = {"x",
+                                              "y",
+                                              "w",
+                                              "np",
+                                              "np.",
+                                              "import numpy as np\n",
+                                              "def ",
+                                              "f",
+                                              "g",
+                                              "(",
+                                              ")",
+                                              "[",
+                                              "]",
+                                              "{",
+                                              "}",
+                                              ":",
+                                              ",",
+                                              ".",
+                                              "...",
+                                              "None",
+                                              "True",
+                                              "False",
+                                              "=",
+                                              "+",
+                                              "-",
+                                              "*",
+                                              "/",
+                                              "//",
+                                              "%",
+                                              "**",
+                                              "@",
+                                              "<",
+                                              ">",
+                                              "==",
+                                              "!=",
+                                              "<=",
+                                              ">=",
+                                              "+=",
+                                              "->",
+                                              "\n",
+                                              "\n    ",
+                                              "\n        ",
+                                              "\t",
+                                              " ",
+                                              "0",
+                                              "1",
+                                              "2",
+                                              "-1",
+                                              "3.5",
+                                              "1e-6",
+                                              "1e308",
+                                              "9223372036854775807",
+                                              "\"f32[M, N]\"",
+                                              "\"f16[N]\"",
+                                              "\"bf16[]\"",
+                                              "\"f32[4, M]\"",
+                                              "'ij,jk->ik'",
+                                              "\"...i->i\"",
+                                              "\"ii\"",
+                                              "return ",
+                                              "sum",
+                                              "mean",
+                                              "max",
+                                              "min",
+                                              "exp",
+                                              "log",
+                                              "sqrt",
+                                              "tanh",
+                                              "where",
+                                              "einsum",
+                                              "matmul",
+                                              "reshape",
+                                              "transpose",
+                                              "swapaxes",
+                                              "concatenate",
+                                              "broadcast_to",
+                                              "cumsum",
+                                              "maximum",
+                                              "square",
+                                              "shape",
+                                              ".shape[",
+                                              ".T",
+                                              "axis=",
+                                              "keepdims=",
+                                              "SIZES = ",
+                                              "#",
+                                              "\"\"\"",
+                                              "'",
+                                              "\"",
+                                              "\\\n",
+                                              "pi",
+                                              "lambda",
+                                              "for",
+                                              "if",
+                                              "else",
+                                              ";",
+                                              "pass"};
 
 TEST(ParserTest, RandomBytesCompileOrAreUserErrors) {
   std::mt19937_64 rng(20240601);
@@ -803,7 +945,8 @@ TEST(ParserTest, RandomTokensCompileOrAreUserErrors) {
   for (int i = 0; i < 3000; ++i) {
     // Most inputs start as a valid kernel header so that lowering, not just
     // the parser, sees the random tokens.
-    std::string text = i % 4 == 0 ? "" : kImport + "def f(x: \"f32[M, N]\", w: \"f32[N, K]\", s: \"f32[]\"):\n    return ";
+    std::string text =
+        i % 4 == 0 ? "" : kImport + "def f(x: \"f32[M, N]\", w: \"f32[N, K]\", s: \"f32[]\"):\n    return ";
     const size_t length = 1 + rng() % 30;
     for (size_t k = 0; k < length; ++k) text += kVocabulary[rng() % kVocabulary.size()];
     inputs.push_back(std::move(text));
@@ -814,8 +957,8 @@ TEST(ParserTest, RandomTokensCompileOrAreUserErrors) {
 // Well-formed expressions over a kernel's parameters: these reach shape
 // inference and the NumPy API with many combinations of operands.
 std::string random_expression(std::mt19937_64& rng, int depth) {
-  static const std::vector<std::string> leaves = {"x", "w", "s", "v", "x.T", "1.5", "2", "x.shape[0]", "x.shape[-1]",
-                                                  "v[None]", "x[:, :3]", "x[::-1]", "np.pi"};
+  static const std::vector<std::string> leaves = {
+      "x", "w", "s", "v", "x.T", "1.5", "2", "x.shape[0]", "x.shape[-1]", "v[None]", "x[:, :3]", "x[::-1]", "np.pi"};
   if (depth == 0 || rng() % 4 == 0) return leaves[rng() % leaves.size()];
   auto sub = [&] { return random_expression(rng, depth - 1); };
   switch (rng() % 16) {
@@ -843,7 +986,8 @@ TEST(ParserTest, RandomExpressionsCompileOrAreUserErrors) {
   std::vector<std::string> inputs;
   int compiled = 0;
   for (int i = 0; i < 2000; ++i) {
-    std::string text = kImport + "def f(x: \"f32[M, N]\", w: \"f32[N, M]\", s: \"f32[]\", v: \"f32[N]\"):\n    return " +
+    std::string text = kImport +
+                       "def f(x: \"f32[M, N]\", w: \"f32[N, M]\", s: \"f32[]\", v: \"f32[N]\"):\n    return " +
                        random_expression(rng, 4) + "\n";
     try {
       compile(text);
