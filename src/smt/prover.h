@@ -46,7 +46,7 @@ struct ProofResult {
 
 struct ProverOptions {
   unsigned rlimit = 2'000'000;     // Z3's deterministic resource limit per quantifier-free check
-  unsigned facts_rlimit = 150'000;  // ... per check that also uses the facts (quantified, so costlier)
+  unsigned facts_rlimit = 50'000;   // ... per check that also uses the facts (quantified, so costlier)
   int max_depth = 3;            // nested inductions
   uint64_t seed = 1;            // random inputs for refutation
 };
