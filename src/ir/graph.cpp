@@ -36,6 +36,8 @@ NodeRef Graph::make(Op op, std::vector<NodeRef> inputs, Attrs attrs, const Sourc
     type = infer_type(op, inputs, attrs);
   } catch (const ShapeError& e) {
     throw UserError(loc, e.what());
+  } catch (const std::overflow_error&) {
+    throw UserError(loc, "integer overflow in size arithmetic (beyond 64-bit integers)");
   }
   return intern(op, std::move(inputs), std::move(attrs), std::move(type), loc);
 }

@@ -227,9 +227,12 @@ TensorType infer_type(Op op, const std::vector<Operand>& operands, const Attrs& 
     case OpKind::Binary:
       check_arity(op, inputs, 2);
       return elementwise(inputs);
-    case OpKind::Select:
+    case OpKind::Select: {  // the shape broadcasts all four; the dtype is the branches' (NumPy)
       check_arity(op, inputs, 4);
-      return elementwise(inputs);
+      TensorType type = elementwise(inputs);
+      type.dtype = result_dtype({inputs[2], inputs[3]});
+      return type;
+    }
     case OpKind::Reduce:
       check_arity(op, inputs, 1);
       return reduce(inputs[0], attrs, op_name(op));

@@ -428,7 +428,9 @@ class Lowerer {
 
 }  // namespace
 
-ir::TensorType parse_annotation(const std::string& text, const SourceLoc& loc) {
+ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& loc) {
+  size_t end = full_text.find_last_not_of(" \t");
+  const std::string text = full_text.substr(0, end == std::string::npos ? 0 : end + 1);  // trailing blanks
   size_t open = text.find('[');
   size_t offset = 0;
   if (open == std::string::npos || text.back() != ']')

@@ -518,8 +518,9 @@ struct AxisIndex {
 
 // A bound given to a slice or an index: negative constants count from the end.
 Size from_end(const Size& value, const Size& dim) {
-  if (value.is_constant() && *value.constant() < 0) return dim + value;
-  return value;
+  bool negative = value.is_constant() ? *value.constant() < 0
+                                      : !value.provably_nonnegative() && (-value).provably_nonnegative();
+  return negative ? dim + value : value;
 }
 
 int64_t clamp(int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(v, hi)); }

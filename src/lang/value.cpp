@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -139,7 +140,13 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
           return Value::integer(static_cast<int64_t>(python_mod(static_cast<double>(*n), static_cast<double>(*d))));
         }
         if (*d < 0 && !a.size.is_constant()) error(right.loc, "the divisor of '//' must be positive");
-        if (*d < 0) return Value::integer(static_cast<int64_t>(python_floor_div(double(*a.size.constant()), double(*d))));
+        if (*d < 0) {  // exact integer floor division, as Python
+          int64_t n = *a.size.constant();
+          if (n == std::numeric_limits<int64_t>::min() && *d == -1) throw std::overflow_error("floor division");
+          int64_t q = n / *d;
+          if ((n % *d != 0) && ((n < 0) != (*d < 0))) --q;
+          return Value::integer(q);
+        }
         return Value::integer(ir::Size::floordiv(a.size, *d));
       }
       if (op == "**" && a.size.is_constant() && b.size.is_constant() && *b.size.constant() >= 0 &&

@@ -718,8 +718,6 @@ TEST(ShapeTest, Select) {
 // NumPy's np.where(cond, x, y) takes its dtype from x and y only: the operands
 // of the comparison decide the condition, not the result.
 TEST(ShapeTest, SelectDtypeComesFromTheBranches) {
-  GTEST_SKIP() << "known bug: Select promotes the compared operands too; "
-                  "where(f32 > f32, f16, f16) is f32 but NumPy gives f16";
   Builder b;
   NodeRef y = b.where(Cmp::Gt, b.f32({M}), b.f32({M}), b.f16({M}), b.f16({M}));
   EXPECT_EQ(y->type().str(), "f16[M]");
@@ -763,9 +761,6 @@ TEST(ShapeTest, InferTypeThrowsShapeErrorDirectly) {
 // Sizes come from the user's annotations, so a shape whose arithmetic overflows
 // int64 is bad input: it must be a located UserError, not std::overflow_error.
 TEST(ShapeTest, SizeOverflowIsAUserError) {
-  GTEST_SKIP() << "known bug: Graph::make lets std::overflow_error from size arithmetic escape "
-                  "(reshape of f32[2^62, 4], concatenate of two f32[2^63 - 1]); the front end now "
-                  "converts it, but other callers of Graph::make get no UserError";
   const int64_t big = int64_t{1} << 62;
   const int64_t max = std::numeric_limits<int64_t>::max();
   check_rows({
