@@ -170,48 +170,29 @@ struct Proposal {
   NodeRef before, after;
 };
 
-// The operand subscripts and the output subscripts of an einsum spec.
-std::pair<std::vector<std::string>, std::string> split_spec(const std::string& spec) {
-  size_t arrow = spec.find("->");
-  std::vector<std::string> operands;
-  for (size_t begin = 0;;) {
-    size_t comma = spec.find(',', begin);
-    size_t end = std::min(comma, arrow);
-    operands.push_back(spec.substr(begin, end - begin));
-    if (comma == std::string::npos || comma > arrow) break;
-    begin = comma + 1;
-  }
-  return {operands, spec.substr(arrow + 2)};
-}
-
-std::string join_spec(const std::vector<std::string>& operands, const std::string& output) {
-  std::string spec;
-  for (size_t i = 0; i < operands.size(); ++i) spec += (i ? "," : "") + operands[i];
-  return spec + "->" + output;
-}
-
 // A transpose moved across a contraction: into its subscripts, from an
 // operand (c is the contraction, p = transpose at `slot`) or from the result
 // (c is the transpose of contraction p).
 void layout_across(Local& local, NodeRef c, size_t slot, NodeRef p, std::vector<Proposal>& out) {
   if (c->op() == Op::Contract && p->op() == Op::Transpose) {
-    auto [operands, output] = split_spec(c->attrs().name);
-    std::string& labels = operands[slot];
+    ir::EinsumSpec spec = ir::EinsumSpec::parse(c->attrs().name);
+    std::string& labels = spec.operands[slot];
     std::string moved(labels.size(), '?');
     for (size_t k = 0; k < labels.size(); ++k) moved[p->attrs().axes[k]] = labels[k];
     labels = moved;
     ir::Attrs attrs = c->attrs();
-    attrs.name = join_spec(operands, output);
+    attrs.name = spec.str();
     std::vector<NodeRef> inputs = c->inputs();
     inputs[slot] = p->input(0);
     out.push_back({c, local.graph().make(Op::Contract, inputs, attrs)});
   }
   if (c->op() == Op::Transpose && p->op() == Op::Contract) {
-    auto [operands, output] = split_spec(p->attrs().name);
+    ir::EinsumSpec spec = ir::EinsumSpec::parse(p->attrs().name);
     std::string permuted;
-    for (int64_t axis : c->attrs().axes) permuted += output[axis];
+    for (int64_t axis : c->attrs().axes) permuted += spec.output[axis];
+    spec.output = permuted;
     ir::Attrs attrs = p->attrs();
-    attrs.name = join_spec(operands, permuted);
+    attrs.name = spec.str();
     out.push_back({c, local.graph().make(Op::Contract, p->inputs(), attrs)});
   }
 }

@@ -230,17 +230,7 @@ class Interpreter {
   }
 
   Tensor contract(NodeRef node) {
-    const std::string& spec = node->attrs().name;
-    size_t arrow = spec.find("->");
-    std::string output = spec.substr(arrow + 2);
-    std::vector<std::string> operands;
-    for (size_t begin = 0;;) {
-      size_t comma = spec.find(',', begin);
-      size_t end = std::min(comma, arrow);
-      operands.push_back(spec.substr(begin, end - begin));
-      if (comma == std::string::npos || comma > arrow) break;
-      begin = comma + 1;
-    }
+    auto [operands, output] = ir::EinsumSpec::parse(node->attrs().name);
     // Loop over every label: output labels first, then the summed ones.
     std::string labels = output;
     std::map<char, int64_t> extent;

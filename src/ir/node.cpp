@@ -48,6 +48,26 @@ const char* cmp_text(Cmp cmp) {
   return "?";
 }
 
+EinsumSpec EinsumSpec::parse(const std::string& spec) {
+  EinsumSpec result;
+  size_t arrow = spec.find("->");
+  std::string lhs = spec.substr(0, arrow);
+  for (size_t begin = 0;;) {
+    size_t comma = lhs.find(',', begin);
+    result.operands.push_back(lhs.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  if (arrow != std::string::npos) result.output = spec.substr(arrow + 2);
+  return result;
+}
+
+std::string EinsumSpec::str() const {
+  std::string spec;
+  for (size_t i = 0; i < operands.size(); ++i) spec += (i ? "," : "") + operands[i];
+  return spec + "->" + output;
+}
+
 std::string shape_str(const Shape& shape) {
   std::ostringstream out;
   out << '[';

@@ -29,6 +29,14 @@ OpKind op_kind(Op op);
 enum class Cmp : uint8_t { Lt, Le, Gt, Ge, Eq, Ne };
 const char* cmp_text(Cmp cmp);  // "<", "<=", ...
 
+/// A Contract's spec "ab,bc->ac" taken apart; the one place that parses it.
+struct EinsumSpec {
+  std::vector<std::string> operands;  // subscripts per operand
+  std::string output;
+  static EinsumSpec parse(const std::string& spec);  // no "->" is a ShapeError-free empty output
+  std::string str() const;
+};
+
 using Shape = std::vector<Size>;
 std::string shape_str(const Shape& shape);  // "[M, 4]"
 

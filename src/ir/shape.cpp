@@ -65,26 +65,10 @@ TensorType reduce(const Operand* x, const Attrs& attrs, const char* what) {
   return {x->dtype(), shape};
 }
 
-// Parses "ab,bc->ac" into operand label lists and the output labels.
-void parse_spec(const std::string& spec, std::vector<std::string>& operands, std::string& output) {
-  size_t arrow = spec.find("->");
-  if (arrow == std::string::npos) fail("einsum spec '" + spec + "' has no '->'");
-  output = spec.substr(arrow + 2);
-  std::string lhs = spec.substr(0, arrow);
-  operands.clear();
-  size_t begin = 0;
-  while (true) {
-    size_t comma = lhs.find(',', begin);
-    operands.push_back(lhs.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
-  }
-}
 
 TensorType contract(const std::vector<const Operand*>& inputs, const Attrs& attrs) {
-  std::vector<std::string> operands;
-  std::string output;
-  parse_spec(attrs.name, operands, output);
+  if (attrs.name.find("->") == std::string::npos) fail("einsum spec '" + attrs.name + "' has no '->'");
+  auto [operands, output] = EinsumSpec::parse(attrs.name);
   if (operands.size() != inputs.size())
     fail("einsum spec '" + attrs.name + "' names " + std::to_string(operands.size()) + " operands but " +
          std::to_string(inputs.size()) + " were given");

@@ -182,12 +182,6 @@ std::string canonical_labels(const std::vector<std::string>& operands, std::stri
   return spec;
 }
 
-std::string lhs_spec(const std::vector<std::string>& labels) {
-  std::string spec;
-  for (size_t i = 0; i < labels.size(); ++i) spec += (i ? "," : "") + labels[i];
-  return spec;
-}
-
 Value einsum(Builder& b, const CallArgs& call) {
   if (call.positional.empty() || !call.positional[0].value.is(K::String))
     error(call.loc, "np.einsum needs a subscripts string as its first argument");
@@ -202,17 +196,10 @@ Value einsum(Builder& b, const CallArgs& call) {
     operands.push_back(b.tensor(call.positional[i], "an einsum operand"));
   if (operands.empty()) error(call.loc, "np.einsum needs at least one operand");
 
-  size_t arrow = spec.find("->");
-  std::string lhs = spec.substr(0, arrow);
+  ir::EinsumSpec parsed = ir::EinsumSpec::parse(spec);
+  std::vector<std::string> terms = parsed.operands;
   std::optional<std::string> rhs;
-  if (arrow != std::string::npos) rhs = spec.substr(arrow + 2);
-  std::vector<std::string> terms;
-  for (size_t begin = 0;;) {
-    size_t comma = lhs.find(',', begin);
-    terms.push_back(lhs.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
-  }
+  if (spec.find("->") != std::string::npos) rhs = parsed.output;
   if (terms.size() != operands.size())
     error(spec_loc, "einsum subscripts name " + std::to_string(terms.size()) + " operand(s) but " +
                         std::to_string(operands.size()) + " were given");
@@ -291,7 +278,7 @@ Value einsum(Builder& b, const CallArgs& call) {
       if (n == 1) output += c;
   }
   ir::Attrs attrs;
-  attrs.name = lhs_spec(labels) + "->" + output;
+  attrs.name = ir::EinsumSpec{labels, output}.str();
   try {  // checked with the user's own subscripts, so messages name them
     ir::infer_type(Op::Contract, operands, attrs);
   } catch (const ir::ShapeError& e) {

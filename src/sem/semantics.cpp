@@ -77,20 +77,10 @@ TermRef reduce(NodeRef node, const std::vector<Index>& out, const ReadInput& rea
 }
 
 TermRef contract(NodeRef node, const std::vector<Index>& out, const ReadInput& read, VarSupply& vars) {
-  const std::string& spec = node->attrs().name;
-  size_t arrow = spec.find("->");
-  std::string output = spec.substr(arrow + 2);
+  auto [operands, output] = ir::EinsumSpec::parse(node->attrs().name);
   std::map<char, Index> label_index;
   for (size_t k = 0; k < output.size(); ++k) label_index[output[k]] = out[k];
   std::vector<std::pair<std::string, Size>> loops;
-  std::vector<std::string> operands;
-  for (size_t begin = 0;;) {
-    size_t comma = spec.find(',', begin);
-    size_t end = std::min(comma, arrow);
-    operands.push_back(spec.substr(begin, end - begin));
-    if (comma == std::string::npos || comma > arrow) break;
-    begin = comma + 1;
-  }
   for (size_t i = 0; i < operands.size(); ++i) {
     for (size_t k = 0; k < operands[i].size(); ++k) {
       char label = operands[i][k];
