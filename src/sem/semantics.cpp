@@ -149,8 +149,11 @@ TermRef element(NodeRef node, const std::vector<Index>& out, const ReadInput& re
       std::string v = vars.fresh();
       std::vector<Index> index = out;
       index[axis] = Index::var(v);
-      AXON_CHECK(out[axis].is_poly(), "scan index is a polynomial");
-      return fold(Op::ReduceSum, v, out[axis].poly + 1, read(0, index));
+      if (out[axis].is_poly()) return fold(Op::ReduceSum, v, out[axis].poly + 1, read(0, index));
+      // i is not a polynomial (it came through a reshape): the same sum over
+      // the whole axis, each term x[j] taken only when j <= i (i + 1 - j >= 1).
+      Index past = out[axis] + Index(1) + Index(-1) * Index::var(v);
+      return fold(Op::ReduceSum, v, node->input(0)->shape()[axis], index_if(past, 1, number(0.0), read(0, index)));
     }
     case ir::OpKind::Contract: return contract(node, out, read, vars);
     case ir::OpKind::Layout:

@@ -1,6 +1,7 @@
 #include "smt/encode.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -186,7 +187,9 @@ z3::expr Encoder::apply(const TermRef& t) {
       }
       if (e == 0.5) return sqrt_fn(a[0]);
       if (e == -0.5) return recip_fn(sqrt_fn(a[0]));
-      std::string name = "pow_" + std::to_string(e);
+      char exact[64];  // the exponent's exact value names the function: distinct exponents never share one
+      std::snprintf(exact, sizeof exact, "%a", e);
+      std::string name = std::string("pow_") + exact;
       for (char& c : name)
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
       auto it = powers_.find(name);

@@ -1,6 +1,7 @@
 #include "smt/prover.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
@@ -315,6 +316,12 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
     result.method = "counterexample found by the reference interpreter";
     result.counterexample = std::move(cex);
     return result;
+  }
+  for (ir::NodeRef n : ir::topological_order({lhs, rhs})) {
+    if (n->op() == ir::Op::Const && !std::isfinite(n->attrs().value)) {
+      result.detail = "the programs use a non-finite constant, which has no real value to reason about";
+      return result;
+    }
   }
   if (lhs->shape() != rhs->shape()) {
     result.detail = "the result shapes " + lhs->type().str() + " and " + rhs->type().str() +

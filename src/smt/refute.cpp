@@ -33,15 +33,22 @@ bool agree(double a, double b) {
 
 std::vector<ir::Dims> size_assignments(const std::vector<std::string>& names, uint64_t seed) {
   std::vector<ir::Dims> result;
-  for (int64_t all : {2, 3, 1}) {
+  for (int64_t all : {2, 3, 1, 9}) {
     ir::Dims d;
     for (const std::string& n : names) d[n] = all;
     result.push_back(d);
   }
   std::mt19937_64 rng(seed);
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 2; ++round) {
     ir::Dims d;
     for (const std::string& n : names) d[n] = 1 + static_cast<int64_t>(rng() % 5);
+    result.push_back(d);
+  }
+  // One size at a time large (slices with constants past 5), the others 2,
+  // so the work stays small.
+  for (const std::string& large : names) {
+    ir::Dims d;
+    for (const std::string& n : names) d[n] = n == large ? 6 + static_cast<int64_t>(rng() % 65) : 2;
     result.push_back(d);
   }
   return result;
