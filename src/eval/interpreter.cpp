@@ -12,7 +12,9 @@ using ir::NodeRef;
 using ir::Op;
 using Index = std::vector<int64_t>;
 
-[[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
+[[noreturn]] void error(const SourceLoc& loc, const std::string& message) {
+  throw UserError(loc, message);
+}
 
 Index strides_of(const Index& shape) {
   Index strides(shape.size(), 1);
@@ -53,8 +55,12 @@ int64_t dot(const Index& index, const Index& strides) {
   return offset;
 }
 
-double max_nan(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b); }
-double min_nan(double a, double b) { return (std::isnan(a) || std::isnan(b)) ? NAN : std::min(a, b); }
+double max_nan(double a, double b) {
+  return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b);
+}
+double min_nan(double a, double b) {
+  return (std::isnan(a) || std::isnan(b)) ? NAN : std::min(a, b);
+}
 
 double apply_unary(Op op, double x, double exponent) {
   switch (op) {
@@ -230,7 +236,9 @@ class Interpreter {
   }
 
   Tensor contract(NodeRef node) {
-    auto [operands, output] = ir::EinsumSpec::parse(node->attrs().name);
+    ir::EinsumSpec spec = ir::EinsumSpec::parse(node->attrs().name);
+    const std::vector<std::string>& operands = spec.operands;
+    const std::string& output = spec.output;
     // Loop over every label: output labels first, then the summed ones.
     std::string labels = output;
     std::map<char, int64_t> extent;

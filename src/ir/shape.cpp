@@ -8,7 +8,9 @@
 namespace axon::ir {
 namespace {
 
-[[noreturn]] void fail(const std::string& message) { throw ShapeError(message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw ShapeError(message);
+}
 
 std::string axes_str(const std::vector<int64_t>& axes) {
   std::ostringstream out;
@@ -65,10 +67,11 @@ TensorType reduce(const Operand* x, const Attrs& attrs, const char* what) {
   return {x->dtype(), shape};
 }
 
-
 TensorType contract(const std::vector<const Operand*>& inputs, const Attrs& attrs) {
   if (attrs.name.find("->") == std::string::npos) fail("einsum spec '" + attrs.name + "' has no '->'");
-  auto [operands, output] = EinsumSpec::parse(attrs.name);
+  EinsumSpec spec = EinsumSpec::parse(attrs.name);
+  const std::vector<std::string>& operands = spec.operands;
+  const std::string& output = spec.output;
   if (operands.size() != inputs.size())
     fail("einsum spec '" + attrs.name + "' names " + std::to_string(operands.size()) + " operands but " +
          std::to_string(inputs.size()) + " were given");
@@ -86,8 +89,8 @@ TensorType contract(const std::vector<const Operand*>& inputs, const Attrs& attr
       if (fresh) {
         first_seen[label] = inputs[i]->type.str();
       } else if (it->second != dim) {
-        fail(std::string("einsum subscript '") + label + "' has size " + it->second.str() + " in " +
-             first_seen[label] + " but " + dim.str() + " in " + inputs[i]->type.str());
+        fail(std::string("einsum subscript '") + label + "' has size " + it->second.str() + " in " + first_seen[label] +
+             " but " + dim.str() + " in " + inputs[i]->type.str());
       }
     }
   }
@@ -106,7 +109,8 @@ TensorType transpose(const Operand* x, const Attrs& attrs) {
   std::sort(sorted.begin(), sorted.end());
   bool is_perm = static_cast<int>(sorted.size()) == x->rank();
   for (size_t k = 0; is_perm && k < sorted.size(); ++k) is_perm = sorted[k] == static_cast<int64_t>(k);
-  if (!is_perm) fail("transpose: axes " + axes_str(attrs.axes) + " are not a permutation of the axes of " + x->type.str());
+  if (!is_perm)
+    fail("transpose: axes " + axes_str(attrs.axes) + " are not a permutation of the axes of " + x->type.str());
   Shape shape;
   for (int64_t axis : attrs.axes) shape.push_back(x->shape()[axis]);
   return {x->dtype(), shape};
@@ -165,9 +169,9 @@ TensorType concat(const std::vector<const Operand*>& inputs, const Attrs& attrs)
 
 void check_arity(Op op, const std::vector<const Operand*>& inputs, size_t arity) {
   if (inputs.size() != arity)
-    throw InternalError(__FILE__, __LINE__,
-                        std::string(op_name(op)) + " takes " + std::to_string(arity) + " inputs, got " +
-                            std::to_string(inputs.size()));
+    throw InternalError(
+        __FILE__, __LINE__,
+        std::string(op_name(op)) + " takes " + std::to_string(arity) + " inputs, got " + std::to_string(inputs.size()));
 }
 
 }  // namespace
@@ -186,12 +190,18 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
     std::optional<Size> da, db;
     if (k + a.size() >= rank) da = a[k + a.size() - rank];
     if (k + b.size() >= rank) db = b[k + b.size() - rank];
-    if (!da) result[k] = *db;
-    else if (!db) result[k] = *da;
-    else if (*da == *db) result[k] = *da;
-    else if (*da == Size(1)) result[k] = *db;
-    else if (*db == Size(1)) result[k] = *da;
-    else fail("cannot broadcast shapes " + shape_str(a) + " and " + shape_str(b));
+    if (!da)
+      result[k] = *db;
+    else if (!db)
+      result[k] = *da;
+    else if (*da == *db)
+      result[k] = *da;
+    else if (*da == Size(1))
+      result[k] = *db;
+    else if (*db == Size(1))
+      result[k] = *da;
+    else
+      fail("cannot broadcast shapes " + shape_str(a) + " and " + shape_str(b));
   }
   return result;
 }
@@ -205,27 +215,20 @@ TensorType infer_type(Op op, const std::vector<Operand>& operands, const Attrs& 
       check_arity(op, inputs, 0);
       if (op == Op::SizeValue) AXON_CHECK(attrs.sizes.size() == 1, "size node needs one size");
       return {DType::F32, {}};
-    case OpKind::Unary:
-      check_arity(op, inputs, 1);
-      return inputs[0]->type;
-    case OpKind::Binary:
-      check_arity(op, inputs, 2);
-      return elementwise(inputs);
+    case OpKind::Unary: check_arity(op, inputs, 1); return inputs[0]->type;
+    case OpKind::Binary: check_arity(op, inputs, 2); return elementwise(inputs);
     case OpKind::Select: {  // the shape broadcasts all four; the dtype is the branches' (NumPy)
       check_arity(op, inputs, 4);
       TensorType type = elementwise(inputs);
       type.dtype = result_dtype({inputs[2], inputs[3]});
       return type;
     }
-    case OpKind::Reduce:
-      check_arity(op, inputs, 1);
-      return reduce(inputs[0], attrs, op_name(op));
+    case OpKind::Reduce: check_arity(op, inputs, 1); return reduce(inputs[0], attrs, op_name(op));
     case OpKind::Scan:
       check_arity(op, inputs, 1);
       check_axis(attrs.axes.at(0), inputs[0]->rank(), op_name(op));
       return inputs[0]->type;
-    case OpKind::Contract:
-      return contract(inputs, attrs);
+    case OpKind::Contract: return contract(inputs, attrs);
     case OpKind::Layout:
       if (op == Op::Concat) return concat(inputs, attrs);
       check_arity(op, inputs, 1);

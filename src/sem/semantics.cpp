@@ -16,8 +16,7 @@ using ir::Size;
 std::vector<Index> broadcast_index(const Shape& in_shape, const Shape& out_shape, const std::vector<Index>& out) {
   std::vector<Index> index;
   size_t offset = out_shape.size() - in_shape.size();
-  for (size_t k = 0; k < in_shape.size(); ++k)
-    index.push_back(in_shape[k] == Size(1) ? Index(0) : out[offset + k]);
+  for (size_t k = 0; k < in_shape.size(); ++k) index.push_back(in_shape[k] == Size(1) ? Index(0) : out[offset + k]);
   return index;
 }
 
@@ -77,7 +76,9 @@ TermRef reduce(NodeRef node, const std::vector<Index>& out, const ReadInput& rea
 }
 
 TermRef contract(NodeRef node, const std::vector<Index>& out, const ReadInput& read, VarSupply& vars) {
-  auto [operands, output] = ir::EinsumSpec::parse(node->attrs().name);
+  ir::EinsumSpec spec = ir::EinsumSpec::parse(node->attrs().name);
+  const std::vector<std::string>& operands = spec.operands;
+  const std::string& output = spec.output;
   std::map<char, Index> label_index;
   for (size_t k = 0; k < output.size(); ++k) label_index[output[k]] = out[k];
   std::vector<std::pair<std::string, Size>> loops;
