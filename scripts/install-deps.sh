@@ -8,6 +8,7 @@ packages=(
   g++ cmake ninja-build make          # the build
   libgtest-dev                        # unit tests
   libz3-dev z3                        # the prover (z3 re-checks emitted proofs in tests)
+  nlohmann-json3-dev                  # hardware descriptions (hw/*.json)
   python3 python3-numpy               # the NumPy cross-check (/usr/bin/python3)
   clang libclang-rt-14-dev            # libFuzzer for the fuzz targets
 )

@@ -24,6 +24,7 @@ const Command& check_command();
 const Command& run_command();
 const Command& verify_command();
 const Command& explore_command();
+const Command& hw_command();
 
 int run_cli(const std::vector<Word>& words);
 

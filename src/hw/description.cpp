@@ -1,0 +1,280 @@
+#include "hw/description.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "lang/load.h"
+
+namespace axon::hw {
+namespace {
+
+using Json = nlohmann::json;
+
+// Reads fields with errors that name them; `where` is the field's path.
+class Reader {
+ public:
+  Reader(std::shared_ptr<const SourceFile> file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& message, const std::string& near = "") const {
+    throw UserError(locate(near), where + ": " + message);
+  }
+
+  const Json& field(const Json& object, const std::string& key, const std::string& where, const std::string& near = "") const {
+    if (!object.is_object()) fail(where, "expected an object", near);
+    auto it = object.find(key);
+    if (it == object.end()) fail(where, "missing field '" + key + "'", near);
+    return *it;
+  }
+  std::string string(const Json& object, const std::string& key, const std::string& where, const std::string& near = "") const {
+    const Json& v = field(object, key, where, near);
+    if (!v.is_string()) fail(where + "." + key, "expected a string", near);
+    return v.get<std::string>();
+  }
+  std::string optional_string(const Json& object, const std::string& key, const std::string& where,
+                              const std::string& fallback, const std::string& near = "") const {
+    return object.contains(key) ? string(object, key, where, near) : fallback;
+  }
+  double number(const Json& object, const std::string& key, const std::string& where, double lo, const std::string& near = "") const {
+    const Json& v = field(object, key, where, near);
+    if (!v.is_number()) fail(where + "." + key, "expected a number", near);
+    double x = v.get<double>();
+    if (!(x >= lo)) fail(where + "." + key, "must be at least " + std::to_string(lo), near);
+    return x;
+  }
+  int64_t integer(const Json& object, const std::string& key, const std::string& where, int64_t lo, const std::string& near = "") const {
+    const Json& v = field(object, key, where, near);
+    if (!v.is_number_integer()) fail(where + "." + key, "expected an integer", near);
+    int64_t x = v.get<int64_t>();
+    if (x < lo) fail(where + "." + key, "must be at least " + std::to_string(lo), near);
+    return x;
+  }
+  const Json& array(const Json& object, const std::string& key, const std::string& where, const std::string& near = "") const {
+    const Json& v = field(object, key, where, near);
+    if (!v.is_array()) fail(where + "." + key, "expected an array", near);
+    return v;
+  }
+  std::vector<std::string> strings(const Json& object, const std::string& key, const std::string& where) const {
+    std::vector<std::string> out;
+    if (!object.contains(key)) return out;
+    const Json& v = array(object, key, where);
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!v[i].is_string()) fail(where + "." + key + "[" + std::to_string(i) + "]", "expected a string");
+      out.push_back(v[i].get<std::string>());
+    }
+    return out;
+  }
+
+  // Where `"needle"` first appears in the file (1:1 when it does not).
+  SourceLoc locate(const std::string& needle) const {
+    size_t at = needle.empty() ? std::string::npos : file_->text.find("\"" + needle + "\"");
+    if (at == std::string::npos) return {file_, 1, 1};
+    int line = 1;
+    size_t begin = 0;
+    for (size_t i = 0; i < at; ++i)
+      if (file_->text[i] == '\n') line = (begin = i + 1, line + 1);
+    return {file_, line, static_cast<int>(at - begin) + 1};
+  }
+
+  std::shared_ptr<const SourceFile> file() const { return file_; }
+
+ private:
+  std::shared_ptr<const SourceFile> file_;
+};
+
+std::string fnv1a(const std::string& bytes) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  return text;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+Operand operand(const Reader& r, const Json& j, const std::string& where, const std::string& near, bool named,
+                const std::set<std::string>& spaces) {
+  Operand o;
+  if (named) {
+    o.name = r.string(j, "name", where, near);
+    if (!is_identifier(o.name)) r.fail(where + ".name", "'" + o.name + "' is not an identifier", near);
+  }
+  o.space = r.string(j, "space", where, near);
+  if (!spaces.count(o.space)) r.fail(where + ".space", "no memory named '" + o.space + "'", near);
+  std::string type = r.string(j, "type", where, near);
+  try {
+    o.type = lang::parse_annotation(type, {});
+  } catch (const UserError& e) {
+    r.fail(where + ".type", e.what(), near);
+  }
+  return o;
+}
+
+// The semantics expression, compiled as a one-line kernel over the operands.
+ir::Program compile_semantics(const Reader& r, const Instruction& ins, const std::string& where) {
+  std::ostringstream source;
+  source << "import numpy as np\n\ndef " << ins.name << "(";
+  for (size_t i = 0; i < ins.operands.size(); ++i)
+    source << (i ? ", " : "") << ins.operands[i].name << ": \"" << ins.operands[i].type.str() << "\"";
+  source << "):\n    return " << ins.semantics_text << "\n";
+  auto file = std::make_shared<SourceFile>();
+  file->path = r.file()->path + ": " + where + ".semantics";
+  file->text = source.str();
+  ir::Program program;
+  try {
+    program = lang::compile_source(file);
+  } catch (const UserError& e) {
+    r.fail(where + ".semantics", std::string("'") + ins.semantics_text + "': " + e.what(), ins.name);
+  }
+  if (program.kernel.outputs.size() != 1)
+    r.fail(where + ".semantics", "must be one expression with one result", ins.name);
+  const ir::TensorType& got = program.kernel.outputs[0]->type();
+  if (got != ins.result.type)
+    r.fail(where + ".semantics", "'" + ins.semantics_text + "' computes " + got.str() + " but result.type is " +
+                                     ins.result.type.str(), ins.name);
+  return program;
+}
+
+Instruction instruction(const Reader& r, const Json& j, const std::string& where, const std::set<std::string>& engines,
+                        const std::set<std::string>& spaces) {
+  Instruction ins;
+  ins.name = r.string(j, "name", where);
+  if (!is_identifier(ins.name)) r.fail(where + ".name", "'" + ins.name + "' is not an identifier", ins.name);
+  const std::string& near = ins.name;
+  ins.engine = r.string(j, "engine", where, near);
+  if (!engines.count(ins.engine)) r.fail(where + ".engine", "no engine named '" + ins.engine + "'", near);
+  const Json& ops = r.array(j, "operands", where, near);
+  std::set<std::string> names;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    std::string w = where + ".operands[" + std::to_string(i) + "]";
+    ins.operands.push_back(operand(r, ops[i], w, near, true, spaces));
+    if (!names.insert(ins.operands.back().name).second)
+      r.fail(w + ".name", "operand '" + ins.operands.back().name + "' repeated", near);
+  }
+  ins.result = operand(r, r.field(j, "result", where, near), where + ".result", near, false, spaces);
+  if (j.contains("limits")) {
+    const Json& limits = j["limits"];
+    if (!limits.is_object()) r.fail(where + ".limits", "expected an object of [lo, hi] ranges", near);
+    for (const auto& [name, range] : limits.items()) {
+      std::string w = where + ".limits." + name;
+      if (!range.is_array() || range.size() != 2 || !range[0].is_number_integer() || !range[1].is_number_integer())
+        r.fail(w, "expected [lo, hi] integers", near);
+      int64_t lo = range[0].get<int64_t>(), hi = range[1].get<int64_t>();
+      if (lo < 1 || hi < lo) r.fail(w, "needs 1 <= lo <= hi", near);
+      ins.limits[name] = {lo, hi};
+    }
+  }
+  std::vector<const Operand*> all;
+  for (const Operand& o : ins.operands) all.push_back(&o);
+  all.push_back(&ins.result);
+  for (const Operand* o : all)
+    for (const ir::Size& d : o->type.shape)
+      for (const std::string& n : d.names())
+        if (!ins.limits.count(n)) r.fail(where + ".limits", "size '" + n + "' has no range", near);
+  ins.semantics_text = r.string(j, "semantics", where, near);
+  ins.accuracy = r.optional_string(j, "accuracy", where, "exact", near);
+  const Json& cost = r.field(j, "cost", where, near);
+  ins.latency = r.number(cost, "latency", where + ".cost", 0, near);
+  ins.throughput = r.number(cost, "throughput", where + ".cost", 0, near);
+  if (ins.throughput <= 0) r.fail(where + ".cost.throughput", "must be positive", near);
+  ins.emit = r.string(j, "emit", where, near);
+  for (size_t open = ins.emit.find('{'); open != std::string::npos; open = ins.emit.find('{', open + 1)) {
+    size_t close = ins.emit.find('}', open);
+    if (close == std::string::npos) r.fail(where + ".emit", "unclosed '{'", near);
+    std::string name = ins.emit.substr(open + 1, close - open - 1);
+    if (name != "result" && !names.count(name)) r.fail(where + ".emit", "names no operand '" + name + "'", near);
+  }
+  ins.semantics = compile_semantics(r, ins, where);
+  return ins;
+}
+
+}  // namespace
+
+const Instruction* Description::find(const std::string& instruction) const {
+  for (const Instruction& i : instructions)
+    if (i.name == instruction) return &i;
+  return nullptr;
+}
+
+Description parse_description(const std::string& text, const std::string& path) {
+  auto file = std::make_shared<SourceFile>(SourceFile{path, text});
+  Reader r(file);
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    // byte is 1-based; turn it into line and column.
+    size_t byte = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text.size());
+    int line = 1;
+    size_t begin = 0;
+    for (size_t i = 0; i < byte; ++i)
+      if (text[i] == '\n') line = (begin = i + 1, line + 1);
+    std::string message = e.what();
+    size_t colon = message.find(": ", message.find("parse error"));
+    throw UserError({file, line, static_cast<int>(byte - begin) + 1},
+                    "not valid JSON" + (colon == std::string::npos ? "" : message.substr(colon)));
+  }
+  Description d;
+  d.path = path;
+  d.content_hash = fnv1a(text);
+  d.name = r.string(root, "name", "description");
+  d.target = r.string(root, "target", "description");
+  if (d.target != "cpu" && d.target != "trn1" && d.target != "cuda")
+    r.fail("target", "'" + d.target + "' is not one of cpu, trn1, cuda", d.target);
+  d.summary = r.optional_string(root, "summary", "description", "");
+  d.cores = static_cast<int>(root.contains("cores") ? r.integer(root, "cores", "description", 1) : 1);
+  std::set<std::string> engines, spaces;
+  const Json& engine_list = r.array(root, "engines", "description");
+  for (size_t i = 0; i < engine_list.size(); ++i) {
+    std::string w = "engines[" + std::to_string(i) + "]";
+    Engine e;
+    e.name = r.string(engine_list[i], "name", w);
+    e.units = static_cast<int>(r.integer(engine_list[i], "units", w, 1, e.name));
+    e.clock_ghz = r.number(engine_list[i], "clock_ghz", w, 0, e.name);
+    if (!engines.insert(e.name).second) r.fail(w + ".name", "engine '" + e.name + "' repeated", e.name);
+    d.engines.push_back(e);
+  }
+  const Json& memory_list = r.array(root, "memories", "description");
+  for (size_t i = 0; i < memory_list.size(); ++i) {
+    std::string w = "memories[" + std::to_string(i) + "]";
+    Memory m;
+    m.name = r.string(memory_list[i], "name", w);
+    m.capacity_bytes = r.integer(memory_list[i], "capacity_bytes", w, 1, m.name);
+    m.bandwidth_gbps = r.number(memory_list[i], "bandwidth_gbps", w, 0, m.name);
+    m.read_by = r.strings(memory_list[i], "read_by", w);
+    m.written_by = r.strings(memory_list[i], "written_by", w);
+    for (const std::string& e : m.read_by)
+      if (!engines.count(e)) r.fail(w + ".read_by", "no engine named '" + e + "'", m.name);
+    for (const std::string& e : m.written_by)
+      if (!engines.count(e)) r.fail(w + ".written_by", "no engine named '" + e + "'", m.name);
+    if (!spaces.insert(m.name).second) r.fail(w + ".name", "memory '" + m.name + "' repeated", m.name);
+    d.memories.push_back(m);
+  }
+  const Json& list = r.array(root, "instructions", "description");
+  for (size_t i = 0; i < list.size(); ++i) {
+    d.instructions.push_back(instruction(r, list[i], "instructions[" + std::to_string(i) + "]", engines, spaces));
+    for (size_t k = 0; k + 1 < d.instructions.size(); ++k)
+      if (d.instructions[k].name == d.instructions.back().name)
+        r.fail("instructions[" + std::to_string(i) + "].name", "instruction '" + d.instructions.back().name + "' repeated",
+               d.instructions.back().name);
+  }
+  return d;
+}
+
+Description load_description(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError({std::make_shared<SourceFile>(SourceFile{path, ""}), 0, 0}, "cannot open hardware description");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_description(text.str(), path);
+}
+
+}  // namespace axon::hw

@@ -1,0 +1,67 @@
+// Hardware descriptions: the targets' memories, engines and instructions,
+// loaded from hw/<name>.json (format: hw/README.md) and validated. An
+// instruction's meaning is a NumPy-subset expression compiled by Axon's own
+// front end, so it has the same index-expression semantics (src/sem) as
+// kernels and can be proved against them.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace axon::hw {
+
+struct Memory {
+  std::string name;
+  int64_t capacity_bytes = 0;
+  double bandwidth_gbps = 0;
+  std::vector<std::string> read_by, written_by;  // engines
+};
+
+struct Engine {
+  std::string name;
+  int units = 1;
+  double clock_ghz = 0;
+};
+
+struct Operand {
+  std::string name;  // empty for a result
+  std::string space;  // a memory name
+  ir::TensorType type;
+};
+
+struct Instruction {
+  std::string name;
+  std::string engine;
+  std::vector<Operand> operands;
+  Operand result;
+  std::map<std::string, std::pair<int64_t, int64_t>> limits;  // size name -> [lo, hi]
+  std::string semantics_text;
+  /// The semantics as a kernel whose parameters are the operands, in order.
+  ir::Program semantics;
+  std::string accuracy;  // "exact" unless stated
+  double latency = 0, throughput = 0;
+  std::string emit;
+};
+
+struct Description {
+  std::string path, name, target, summary;
+  int cores = 1;
+  std::vector<Memory> memories;
+  std::vector<Engine> engines;
+  std::vector<Instruction> instructions;
+  std::string content_hash;  // of the file's bytes: part of cache keys
+
+  const Instruction* find(const std::string& instruction) const;
+};
+
+/// Loads and validates `path`. Every problem is a UserError that names the
+/// field (e.g. "instructions[3].cost.latency: expected a number").
+Description load_description(const std::string& path);
+
+/// The same from text in memory (tests).
+Description parse_description(const std::string& text, const std::string& path);
+
+}  // namespace axon::hw
