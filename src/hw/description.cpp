@@ -93,19 +93,12 @@ std::string fnv1a(const std::string& bytes) {
   return text;
 }
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
-
 Operand operand(const Reader& r, const Json& j, const std::string& where, const std::string& near, bool named,
                 const std::set<std::string>& spaces) {
   Operand o;
   if (named) {
     o.name = r.string(j, "name", where, near);
-    if (!is_identifier(o.name)) r.fail(where + ".name", "'" + o.name + "' is not an identifier", near);
+    if (!lang::is_identifier(o.name)) r.fail(where + ".name", "'" + o.name + "' is not an identifier", near);
   }
   o.space = r.string(j, "space", where, near);
   if (!spaces.count(o.space)) r.fail(where + ".space", "no memory named '" + o.space + "'", near);
@@ -147,7 +140,7 @@ Instruction instruction(const Reader& r, const Json& j, const std::string& where
                         const std::set<std::string>& spaces) {
   Instruction ins;
   ins.name = r.string(j, "name", where);
-  if (!is_identifier(ins.name)) r.fail(where + ".name", "'" + ins.name + "' is not an identifier", ins.name);
+  if (!lang::is_identifier(ins.name)) r.fail(where + ".name", "'" + ins.name + "' is not an identifier", ins.name);
   const std::string& near = ins.name;
   ins.engine = r.string(j, "engine", where, near);
   if (!engines.count(ins.engine)) r.fail(where + ".engine", "no engine named '" + ins.engine + "'", near);

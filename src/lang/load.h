@@ -21,6 +21,9 @@ ir::Program load_program(const std::string& path, const std::optional<std::strin
 ir::Program compile_source(const std::shared_ptr<const SourceFile>& file,
                            const std::optional<std::string>& entry = std::nullopt, const SourceLoc& entry_loc = {});
 
+/// A Python identifier (ASCII): names of sizes, parameters, instructions.
+bool is_identifier(const std::string& text);
+
 /// Parses a type annotation such as "f32[M, 4]"; `loc` is the string literal's
 /// location, so errors point into the string.
 ir::TensorType parse_annotation(const std::string& text, const SourceLoc& loc);

@@ -25,13 +25,6 @@ SourceLoc shifted(const SourceLoc& loc, size_t offset) {
   return result;
 }
 
-bool is_identifier(const std::string& s) {
-  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
-  for (char c : s)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return true;
-}
-
 std::string trim(const std::string& s, size_t& offset) {
   size_t begin = s.find_first_not_of(" \t");
   if (begin == std::string::npos) {
@@ -427,6 +420,13 @@ class Lowerer {
 };
 
 }  // namespace
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
 
 ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& loc) {
   size_t end = full_text.find_last_not_of(" \t");
