@@ -74,8 +74,9 @@ int explore(const Word& command, const ParsedArgs& args) {
             << ")\n"
             << "proposals " << stats.proposals << ": proved " << stats.proved << " (" << stats.merged << " new), refuted "
             << stats.refuted << ", unknown " << stats.unknown << "; ill-typed " << stats.ill_typed << "\n"
-            << "prover: " << ps.seconds.size() << " obligations decided, " << ps.cache_hits << " cache hits, median "
-            << median(ps.seconds) << " s; explore time " << stats.seconds << " s\n";
+            << "prover: " << ps.seconds.size() << " obligations decided (median " << median(ps.seconds) << " s), "
+            << ps.proof_seconds.size() << " proved (median " << median(ps.proof_seconds) << " s), " << ps.cache_hits
+            << " cache hits; explore time " << stats.seconds << " s\n";
   if (args.has("--proofs"))
     for (const algebra::UsedProof& p : used)
       std::cout << "\nproved (" << p.method << "):\n" << p.before << "  ==\n" << p.after;

@@ -303,6 +303,7 @@ ProofResult Prover::prove_equal(ir::NodeRef lhs, ir::NodeRef rhs) {
   ProofResult result = decide(lhs, rhs);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   stats_.seconds.push_back(result.seconds);
+  if (result.verdict == Verdict::Proved) stats_.proof_seconds.push_back(result.seconds);
   (result.verdict == Verdict::Proved ? stats_.proved : result.verdict == Verdict::Refuted ? stats_.refuted : stats_.unknown)++;
   cache_[key] = result;
   return result;

@@ -53,7 +53,8 @@ struct ProverOptions {
 
 struct ProverStats {
   int obligations = 0, proved = 0, refuted = 0, unknown = 0, cache_hits = 0;
-  std::vector<double> seconds;  // per obligation decided (not cache hits)
+  std::vector<double> seconds;         // per obligation decided (not cache hits)
+  std::vector<double> proof_seconds;   // ... of those proved
 };
 
 class Prover {
