@@ -22,7 +22,7 @@ int describe(const Word& command, const ParsedArgs& args) {
     for (size_t k = 0; k < i.operands.size(); ++k)
       std::cout << (k ? ", " : "") << i.operands[k].name << ": " << i.operands[k].space << " " << i.operands[k].type.str();
     std::cout << ") -> " << i.result.space << " " << i.result.type.str() << " = " << i.semantics_text << "   [" << i.engine
-              << ", latency " << i.latency << ", " << i.throughput << "/cycle]\n";
+              << ", latency " << i.latency.formula() << ", " << i.throughput.formula() << "/cycle]\n";
   }
   return 0;
 }

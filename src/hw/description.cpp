@@ -14,6 +14,90 @@ namespace {
 
 using Json = nlohmann::json;
 
+// Cost formulas: numbers, size names, + - * / ( ), max(a, b), min(a, b).
+class CostParser {
+ public:
+  CostParser(const std::string& text, const ir::Dims* dims) : text_(text), dims_(dims) {}
+
+  // The value (names read from dims_, or 1 when only checking); throws
+  // std::invalid_argument with a message on bad syntax or unknown names.
+  double run() {
+    double v = sum();
+    skip();
+    if (pos_ != text_.size()) throw std::invalid_argument("unexpected '" + text_.substr(pos_, 1) + "'");
+    return v;
+  }
+  std::set<std::string> names;
+
+ private:
+  void skip() {
+    while (pos_ < text_.size() && text_[pos_] == ' ') ++pos_;
+  }
+  bool accept(char c) {
+    skip();
+    if (pos_ < text_.size() && text_[pos_] == c) return ++pos_, true;
+    return false;
+  }
+  double sum() {
+    double v = product();
+    while (true) {
+      if (accept('+')) v += product();
+      else if (accept('-')) v -= product();
+      else return v;
+    }
+  }
+  double product() {
+    double v = atom();
+    while (true) {
+      if (accept('*')) v *= atom();
+      else if (accept('/')) v /= atom();
+      else return v;
+    }
+  }
+  double atom() {
+    if (++depth_ > 64) throw std::invalid_argument("nested too deeply");
+    skip();
+    double v;
+    if (accept('(')) {
+      v = sum();
+      if (!accept(')')) throw std::invalid_argument("missing ')'");
+    } else if (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.')) {
+      size_t used = 0;
+      v = std::stod(text_.substr(pos_), &used);
+      pos_ += used;
+    } else if (pos_ < text_.size() && std::isalpha(static_cast<unsigned char>(text_[pos_]))) {
+      size_t begin = pos_;
+      while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_')) ++pos_;
+      std::string name = text_.substr(begin, pos_ - begin);
+      if (name == "max" || name == "min") {
+        if (!accept('(')) throw std::invalid_argument(name + " needs '('");
+        double a = sum();
+        if (!accept(',')) throw std::invalid_argument(name + " takes two arguments");
+        double b = sum();
+        if (!accept(')')) throw std::invalid_argument("missing ')'");
+        v = name == "max" ? std::max(a, b) : std::min(a, b);
+      } else {
+        names.insert(name);
+        v = 1;
+        if (dims_) {
+          auto it = dims_->find(name);
+          if (it == dims_->end()) throw std::invalid_argument("size '" + name + "' has no value");
+          v = static_cast<double>(it->second);
+        }
+      }
+    } else {
+      throw std::invalid_argument("expected a number, a size name or '('");
+    }
+    --depth_;
+    return v;
+  }
+
+  const std::string& text_;
+  const ir::Dims* dims_;
+  size_t pos_ = 0;
+  int depth_ = 0;
+};
+
 // Reads fields with errors that name them; `where` is the field's path.
 class Reader {
  public:
@@ -136,6 +220,39 @@ ir::Program compile_semantics(const Reader& r, const Instruction& ins, const std
   return program;
 }
 
+// A cost: a positive number, or a formula over the instruction's sizes that
+// is positive at the low end of every range.
+Cost cost_field(const Reader& r, const Json& cost, const std::string& key, const std::string& where,
+                const Instruction& ins, const std::string& near) {
+  const Json& v = r.field(cost, key, where, near);
+  std::string formula;
+  if (v.is_number()) {
+    std::ostringstream text;
+    text.precision(17);
+    text << v.get<double>();
+    formula = text.str();
+  } else if (v.is_string()) {
+    formula = v.get<std::string>();
+  } else {
+    r.fail(where + "." + key, "expected a number or a formula", near);
+  }
+  CostParser check(formula, nullptr);
+  try {
+    check.run();
+  } catch (const std::exception& e) {
+    r.fail(where + "." + key, "'" + formula + "': " + e.what(), near);
+  }
+  ir::Dims low;
+  for (const std::string& n : check.names) {
+    if (!ins.limits.count(n)) r.fail(where + "." + key, "'" + formula + "' uses size '" + n + "', which has no range", near);
+    low[n] = ins.limits.at(n).first;
+  }
+  double at_low = CostParser(formula, &low).run();
+  if (!(at_low > 0) && !(key == "latency" && at_low == 0))
+    r.fail(where + "." + key, "must be positive ('" + formula + "' is " + std::to_string(at_low) + ")", near);
+  return Cost(formula);
+}
+
 Instruction instruction(const Reader& r, const Json& j, const std::string& where, const std::set<std::string>& engines,
                         const std::set<std::string>& spaces) {
   Instruction ins;
@@ -175,21 +292,23 @@ Instruction instruction(const Reader& r, const Json& j, const std::string& where
   ins.semantics_text = r.string(j, "semantics", where, near);
   ins.accuracy = r.optional_string(j, "accuracy", where, "exact", near);
   const Json& cost = r.field(j, "cost", where, near);
-  ins.latency = r.number(cost, "latency", where + ".cost", 0, near);
-  ins.throughput = r.number(cost, "throughput", where + ".cost", 0, near);
-  if (ins.throughput <= 0) r.fail(where + ".cost.throughput", "must be positive", near);
+  ins.latency = cost_field(r, cost, "latency", where + ".cost", ins, near);
+  ins.throughput = cost_field(r, cost, "throughput", where + ".cost", ins, near);
   ins.emit = r.string(j, "emit", where, near);
   for (size_t open = ins.emit.find('{'); open != std::string::npos; open = ins.emit.find('{', open + 1)) {
     size_t close = ins.emit.find('}', open);
     if (close == std::string::npos) r.fail(where + ".emit", "unclosed '{'", near);
     std::string name = ins.emit.substr(open + 1, close - open - 1);
-    if (name != "result" && !names.count(name)) r.fail(where + ".emit", "names no operand '" + name + "'", near);
+    if (name != "result" && !names.count(name) && !ins.limits.count(name))
+      r.fail(where + ".emit", "names no operand or size '" + name + "'", near);
   }
   ins.semantics = compile_semantics(r, ins, where);
   return ins;
 }
 
 }  // namespace
+
+double Cost::at(const ir::Dims& dims) const { return CostParser(formula_, &dims).run(); }
 
 const Instruction* Description::find(const std::string& instruction) const {
   for (const Instruction& i : instructions)

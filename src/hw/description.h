@@ -32,6 +32,20 @@ struct Operand {
   ir::TensorType type;
 };
 
+/// A cost that may depend on the instruction's sizes: a number, or a formula
+/// over its size names with + - * / ( ) max min, e.g. "4 * max(min(64, M), N) + 100".
+class Cost {
+ public:
+  Cost() = default;
+  explicit Cost(std::string formula) : formula_(std::move(formula)) {}
+  /// The value at the given sizes (names missing from `dims` are an error).
+  double at(const ir::Dims& dims) const;
+  const std::string& formula() const { return formula_; }
+
+ private:
+  std::string formula_ = "0";
+};
+
 struct Instruction {
   std::string name;
   std::string engine;
@@ -42,8 +56,8 @@ struct Instruction {
   /// The semantics as a kernel whose parameters are the operands, in order.
   ir::Program semantics;
   std::string accuracy;  // "exact" unless stated
-  double latency = 0, throughput = 0;
-  std::string emit;
+  Cost latency, throughput;  // cycles; results per cycle per unit
+  std::string emit;          // {operand}, {result} and {SIZE} placeholders
 };
 
 struct Description {

@@ -62,6 +62,9 @@ TEST(HwDescription, ValidTextLoads) {
   EXPECT_EQ(fma.result.type.str(), "f32[P, 4]");
   EXPECT_EQ(fma.limits.at("P"), std::make_pair(int64_t{1}, int64_t{8}));
   EXPECT_EQ(d.content_hash.size(), 16u);
+  EXPECT_EQ(fma.latency.at({}), 4.0);
+  Description formula = parse_description(replaced("\"latency\": 4", "\"latency\": \"2 * max(min(64, P), 3) + 1\""), "t.json");
+  EXPECT_EQ(formula.instructions[0].latency.at({{"P", 8}}), 17.0);
   EXPECT_NE(d.content_hash, parse_description(replaced("\"test\"", "\"other\""), "t.json").content_hash);
 }
 
@@ -103,10 +106,16 @@ TEST(HwDescription, MalformedDescriptionsNameTheField) {
       {"unbounded size", replaced("\"limits\": {\"P\": [1, 8]}", "\"limits\": {}"),
        "instructions[0].limits: size 'P' has no range"},
       {"bad range", replaced("[1, 8]", "[8, 1]"), "instructions[0].limits.P: needs 1 <= lo <= hi"},
-      {"latency text", replaced("\"latency\": 4", "\"latency\": \"4\""), "instructions[0].cost.latency: expected a number"},
+      {"latency not a cost", replaced("\"latency\": 4", "\"latency\": true"),
+       "instructions[0].cost.latency: expected a number or a formula"},
       {"zero throughput", replaced("\"throughput\": 1", "\"throughput\": 0"),
        "instructions[0].cost.throughput: must be positive"},
-      {"emit unknown", replaced("fma({a}, {b}, {c})", "fma({a}, {d})"), "instructions[0].emit: names no operand 'd'"},
+      {"cost formula syntax", replaced("\"latency\": 4", "\"latency\": \"4 * (P\""),
+       "instructions[0].cost.latency: '4 * (P': missing ')'"},
+      {"cost formula size", replaced("\"latency\": 4", "\"latency\": \"4 * Q\""),
+       "instructions[0].cost.latency: '4 * Q' uses size 'Q', which has no range"},
+      {"emit unknown", replaced("fma({a}, {b}, {c})", "fma({a}, {d})"),
+       "instructions[0].emit: names no operand or size 'd'"},
       {"semantics unknown name", replaced("\"a * b + c\"", "\"a * q\""),
        "instructions[0].semantics: 'a * q': unknown name 'q'"},
       {"semantics wrong type", replaced("\"a * b + c\"", "\"np.sum(a, axis=1)\""),
