@@ -57,6 +57,15 @@ bool exp_overflows(const Fact& fact, double a, double b) {
 // the suite fast; "unknown" is reported, not failed.
 constexpr unsigned kTimeoutMs = 1000;
 
+// A solver with the test's time limit.
+z3::solver timed_solver(z3::context& ctx) {
+  z3::solver solver(ctx);
+  z3::params p(ctx);
+  p.set("timeout", kTimeoutMs);
+  solver.set(p);
+  return solver;
+}
+
 const char* result_name(z3::check_result r) { return r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown"; }
 
 TEST(SmtFacts, ListIsNonEmptyWithDistinctNames) {
@@ -96,10 +105,7 @@ TEST(SmtFacts, EachAxiomBuildsAndIsSatisfiableAlone) {
     try {
       z3::expr axiom = fact.axiom(ctx, enc);
       EXPECT_TRUE(axiom.is_bool()) << fact.name;
-      z3::solver solver(ctx);
-      z3::params p(ctx);
-      p.set("timeout", kTimeoutMs);
-      solver.set(p);
+      z3::solver solver = timed_solver(ctx);
       solver.add(axiom);
       z3::check_result r = solver.check();
       EXPECT_NE(r, z3::unsat) << fact.name << " (" << fact.statement << ") is unsatisfiable on its own";
@@ -113,10 +119,7 @@ TEST(SmtFacts, EachAxiomBuildsAndIsSatisfiableAlone) {
 TEST(SmtFacts, AllAxiomsTogetherAreConsistent) {
   z3::context ctx;
   Encoder enc(ctx);
-  z3::solver solver(ctx);
-  z3::params p(ctx);
-  p.set("timeout", kTimeoutMs);
-  solver.set(p);
+  z3::solver solver = timed_solver(ctx);
   for (const Fact& fact : primitive_facts()) solver.add(fact.axiom(ctx, enc));
   z3::check_result r = solver.check();
   EXPECT_NE(r, z3::unsat) << "the declared facts contradict each other";
@@ -151,10 +154,7 @@ TEST(SmtFacts, DoNotImplyFalseClaims) {
   for (const Claim& claim : claims) {
     z3::context ctx;
     Encoder enc(ctx);
-    z3::solver solver(ctx);
-    z3::params p(ctx);
-    p.set("timeout", kTimeoutMs);
-    solver.set(p);
+    z3::solver solver = timed_solver(ctx);
     for (const Fact& fact : primitive_facts()) solver.add(fact.axiom(ctx, enc));
     solver.add(!claim.build(ctx, enc));
     EXPECT_NE(solver.check(), z3::unsat) << "the facts imply " << claim.text;
