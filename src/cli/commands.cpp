@@ -33,6 +33,8 @@ std::optional<int64_t> parse_int(const std::string& text) {
   return std::stoll(text);
 }
 
+}  // namespace
+
 // --dims: comma-separated NAME=INT entries and preset names, applied in order.
 ir::Dims parse_dims(const Word& word, const ir::Program& program) {
   std::vector<std::string> used = program.size_names();
@@ -93,6 +95,8 @@ std::vector<Word> split_commas(const Word& word) {
     begin = comma + 1;
   }
 }
+
+namespace {
 
 std::string summary(const eval::Tensor& t) {
   std::ostringstream out;
@@ -269,7 +273,7 @@ const Command& run_command() {
 namespace {
 
 const std::vector<const Command*>& all_commands() {
-  static const std::vector<const Command*> commands = {&check_command(), &run_command(), &verify_command(), &explore_command(), &hw_command()};
+  static const std::vector<const Command*> commands = {&check_command(), &run_command(), &verify_command(), &explore_command(), &hw_command(), &optimize_command(), &exec_command(), &lower_command()};
   return commands;
 }
 

@@ -25,6 +25,9 @@ const Command& run_command();
 const Command& verify_command();
 const Command& explore_command();
 const Command& hw_command();
+const Command& optimize_command();  // optimize.cpp
+const Command& exec_command();      // exec.cpp
+const Command& lower_command();     // lower.cpp
 
 int run_cli(const std::vector<Word>& words);
 
@@ -34,5 +37,17 @@ const Word& program_file(const ParsedArgs& args, const Word& command, size_t i =
 std::optional<std::string> option_text(const ParsedArgs& args, const std::string& name);
 /// A non-negative integer option value.
 std::optional<int64_t> int_option(const ParsedArgs& args, const std::string& name);
+/// --dims: comma-separated NAME=INT entries and SIZES preset names, applied in order.
+ir::Dims parse_dims(const Word& word, const ir::Program& program);
+std::vector<Word> split_commas(const Word& word);
+/// Up to `count` variants of the kernel's first result from the nu-graph
+/// after propagation: structurally distinct ones first (explore.cpp).
+struct Variants {
+  std::vector<ir::Function> functions;  // the original first
+  std::shared_ptr<ir::Graph> graph;     // owns their nodes
+  int proved = 0;                       // proposals proved during propagation
+  double seconds = 0;
+};
+Variants program_variants(const ir::Program& program, size_t count, size_t iterations);
 
 }  // namespace axon::cli

@@ -104,6 +104,33 @@ int explore(const Word& command, const ParsedArgs& args) {
 
 }  // namespace
 
+Variants program_variants(const ir::Program& program, size_t count, size_t iterations) {
+  Variants v;
+  v.functions.push_back(program.kernel);
+  if (count <= 1 || program.kernel.outputs.size() != 1) return v;
+  nugraph::Limits limits;
+  limits.max_nodes = 2000;
+  nugraph::NuGraph graph(limits);
+  std::vector<nugraph::ClassId> roots = graph.add_terms(program.kernel.outputs);
+  algebra::PropagationOptions options;
+  options.max_iterations = iterations;
+  smt::Prover prover;
+  algebra::PropagationStats stats = algebra::propagate(graph, prover, options, nullptr);
+  v.proved = static_cast<int>(stats.proved);
+  v.seconds = stats.seconds;
+  v.graph = std::make_shared<ir::Graph>();
+  for (ir::NodeRef root : distinct_variants(graph, graph.find(roots[0]), count, *v.graph)) {
+    if (ir::print_numpy(ir::Function{"", {}, {root}, false, std::nullopt, {}}) ==
+        ir::print_numpy(ir::Function{"", {}, program.kernel.outputs, false, std::nullopt, {}}))
+      continue;  // the original
+    ir::Function f = program.kernel;
+    f.outputs = {root};
+    v.functions.push_back(std::move(f));
+    if (v.functions.size() >= count) break;
+  }
+  return v;
+}
+
 const Command& explore_command() {
   static const Command command{
       "explore", "find every proven variant of a program (the nu-graph)",

@@ -343,6 +343,9 @@ Description parse_description(const std::string& text, const std::string& path) 
     r.fail("target", "'" + d.target + "' is not one of cpu, trn1, cuda", d.target);
   d.summary = r.optional_string(root, "summary", "description", "");
   d.cores = static_cast<int>(root.contains("cores") ? r.integer(root, "cores", "description", 1) : 1);
+  d.prelude = r.optional_string(root, "prelude", "description", "");
+  d.compile_flags = r.optional_string(root, "compile_flags", "description", "");
+  d.requires_cpu = r.optional_string(root, "requires_cpu", "description", "");
   std::set<std::string> engines, spaces;
   const Json& engine_list = r.array(root, "engines", "description");
   for (size_t i = 0; i < engine_list.size(); ++i) {

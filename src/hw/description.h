@@ -63,6 +63,10 @@ struct Instruction {
 struct Description {
   std::string path, name, target, summary;
   int cores = 1;
+  /// cpu targets: a C++ header (path relative to the description's folder)
+  /// defining the helpers that emit texts call; flags for the system
+  /// compiler; the CPU feature (__builtin_cpu_supports name) needed to run.
+  std::string prelude, compile_flags, requires_cpu;
   std::vector<Memory> memories;
   std::vector<Engine> engines;
   std::vector<Instruction> instructions;

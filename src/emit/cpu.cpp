@@ -1,0 +1,702 @@
+#include "emit/cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "isa/cover.h"
+#include "lang/load.h"
+
+namespace axon::emit {
+namespace {
+
+using tile::Access;
+using tile::Combine;
+using tile::LaneAccess;
+using tile::Stage;
+
+// A hole given as NumPy text: `def hole(l0: "...", ...): return ...`.
+isa::Spec source_spec(const std::string& what, const std::string& text, const std::vector<std::string>& spaces,
+                      const std::string& result_space, std::map<std::string, std::pair<int64_t, int64_t>> ranges) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "<" + what + " hole>";
+  file->text = "import numpy as np\n" + text + "\n";
+  ir::Program program = lang::compile_source(file);
+  isa::Spec spec;
+  spec.graph = program.graph;
+  for (size_t i = 0; i < program.kernel.params.size(); ++i) {
+    const ir::Param& p = program.kernel.params[i];
+    spec.leaves.push_back(spec.graph->input(static_cast<int64_t>(i), p.name, p.type));
+    spec.leaf_spaces.push_back(spaces.at(i));
+  }
+  spec.root = program.kernel.outputs.at(0);
+  spec.result_space = result_space;
+  spec.ranges = std::move(ranges);
+  spec.what = what;
+  return spec;
+}
+
+std::string float_literal(double v) {
+  if (std::isinf(v)) return v > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
+  if (std::isnan(v)) return "__builtin_nanf(\"\")";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s + "f";
+}
+
+std::string buffer_name(const tile::Plan& plan, int id) {
+  const tile::Buffer& b = plan.buffers.at(static_cast<size_t>(id));
+  switch (b.kind) {
+    case tile::Buffer::Kind::Input: return "axon_in" + std::to_string(b.param);
+    case tile::Buffer::Kind::Output: return "axon_out" + std::to_string(b.param);
+    case tile::Buffer::Kind::Scratch: return "axon_t" + std::to_string(id);
+  }
+  return "?";
+}
+
+enum class Mode { Vec, Tail, Bcast, Lane1 };
+
+class CpuEmitter {
+ public:
+  CpuEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth)
+      : plan_(plan), fn_(fn), target_(target), synth_(synth) {}
+
+  CpuKernel run(const std::string& entry) {
+    find_shape();
+    CpuKernel k;
+    k.entry = entry;
+    k.shape = shape_;
+    std::ostringstream body;
+    for (size_t i = 0; i < plan_.stages.size(); ++i) {
+      out_.str("");
+      listing_.clear();
+      const Stage& s = plan_.stages[i];
+      tile::TileChoice tiling = tile::choose_tiling(s, shape_);
+      emit_stage(s, tiling.params, static_cast<int>(i));
+      body << out_.str();
+      k.stages.push_back({s.what, tiling, listing_});
+    }
+    k.header = header(entry);
+    k.source = source(entry, body.str());
+    return k;
+  }
+
+ private:
+  const tile::Plan& plan_;
+  const ir::Function& fn_;
+  const hw::Description& target_;
+  isa::Synthesizer& synth_;
+  tile::TargetShape shape_;
+  std::string mem_, reg_;
+  std::ostringstream out_;
+  std::vector<std::string> listing_;
+  int indent_ = 1;
+  int next_var_ = 0;
+
+  // ---- the target's shape and its data-movement holes ----
+
+  std::string lanes_type(const std::string& n) { return "f32[" + n + "]"; }
+
+  void find_shape() {
+    mem_ = target_.memories.at(0).name;
+    // The vector width: the widest plain load from memory that synthesizes.
+    std::set<int64_t> widths;
+    for (const hw::Instruction& ins : target_.instructions)
+      if (ins.operands.size() == 1 && ins.operands[0].space == mem_ && ins.result.space != mem_ &&
+          ins.operands[0].type.rank() == 1)
+        if (std::optional<int64_t> c = ins.operands[0].type.shape[0].constant()) {
+          widths.insert(*c);
+          reg_ = ins.result.space;
+        }
+    for (auto it = widths.rbegin(); it != widths.rend(); ++it) {
+      shape_.lanes = static_cast<int>(*it);
+      if (hole("load", false)) break;
+      shape_.lanes = 0;
+    }
+    if (shape_.lanes <= 0)
+      throw UserError({}, target_.path + ": no vector load from '" + mem_ + "' could be synthesized");
+    for (const hw::Memory& m : target_.memories) {
+      if (m.name == reg_) shape_.registers = static_cast<int>(m.capacity_bytes / (4 * shape_.lanes));
+      if (m.name == "l1") shape_.l1_bytes = m.capacity_bytes;
+      if (m.name == "l2") shape_.l2_bytes = m.capacity_bytes;
+    }
+    shape_.cores = target_.cores;
+    shape_.has_tail = shape_.lanes > 1 && hole("load_tail", false) && hole("store_tail", false);
+  }
+
+  // The proved lowering of a named data-movement hole (cached by the synthesizer).
+  const isa::Lowering* hole(const std::string& name, bool required = true) {
+    auto it = holes_.find(name);
+    if (it == holes_.end()) {
+      std::string W = std::to_string(shape_.lanes);
+      std::map<std::string, std::pair<int64_t, int64_t>> tail{{"R", {1, std::max(1, shape_.lanes - 1)}}};
+      std::map<std::string, std::pair<int64_t, int64_t>> strided{{"S", {2, int64_t{1} << 30}}};
+      std::optional<isa::Spec> spec;
+      const std::string& m = mem_;
+      const std::string& r = reg_;
+      if (name == "load")
+        spec = source_spec(name, "def h(x: 'f32[" + W + "]'):\n    return x", {m}, r, {});
+      else if (name == "load_tail")
+        spec = source_spec(name, "def h(x: 'f32[R]'):\n    return x", {m}, r, tail);
+      else if (name == "load_bcast")
+        spec = source_spec(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {m}, r, {});
+      else if (name == "load_strided")
+        spec = source_spec(name, "def h(x: 'f32[" + W + ", S]'):\n    return x[:, 0]", {m}, r, strided);
+      else if (name == "load_strided_tail") {
+        auto ranges = tail;
+        ranges.insert(strided.begin(), strided.end());
+        spec = source_spec(name, "def h(x: 'f32[R, S]'):\n    return x[:, 0]", {m}, r, ranges);
+      } else if (name == "store")
+        spec = source_spec(name, "def h(v: 'f32[" + W + "]'):\n    return v", {r}, m, {});
+      else if (name == "store_tail")
+        spec = source_spec(name, "def h(v: 'f32[R]'):\n    return v", {r}, m, tail);
+      else if (name == "store_scalar")
+        spec = source_spec(name, "def h(v: 'f32[]'):\n    return v", {r}, m, {});
+      else if (name == "splat")
+        spec = source_spec(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {r}, r, {});
+      else if (name == "zero")
+        spec = source_spec(name, "def h():\n    return np.broadcast_to(0.0, (" + W + ",))", {}, r, {});
+      else if (name == "merge_tail")
+        spec = source_spec(name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])",
+                           {r, r}, r, tail);
+      else if (name == "sum" || name == "max" || name == "min")
+        spec = source_spec("horizontal " + name, "def h(x: 'f32[" + W + "]'):\n    return np." + name + "(x)", {r}, r,
+                           {});
+      else
+        throw InternalError(__FILE__, __LINE__, "unknown hole " + name);
+      std::optional<isa::Lowering> lowering = synth_.lower(*spec);
+      it = holes_.emplace(name, lowering).first;
+    }
+    if (!it->second && required)
+      throw UserError(fn_.loc, "target " + target_.name + " (" + target_.path + "): no instruction sequence proved for the '" +
+                                   name + "' step of a vector loop");
+    return it->second ? &*it->second : nullptr;
+  }
+  std::map<std::string, std::optional<isa::Lowering>> holes_;
+
+  // ---- text helpers ----
+
+  void line(const std::string& text) { out_ << std::string(static_cast<size_t>(2 * indent_), ' ') << text << "\n"; }
+  std::string fresh(const std::string& prefix) { return prefix + std::to_string(next_var_++); }
+
+  std::string pointer(const Access& a, const std::vector<std::string>& idx) {
+    std::string text = buffer_name(plan_, a.buffer) + " + " + std::to_string(a.offset);
+    for (size_t d = 0; d < a.strides.size(); ++d)
+      if (a.strides[d] != 0) text += " + " + std::to_string(a.strides[d]) + " * " + idx.at(d);
+    return "(" + text + ")";
+  }
+
+  std::string apply(const std::string& hole_name, const std::string& arg, ir::Dims dims = {}) {
+    return isa::emit_text(hole(hole_name)->tree, {arg}, dims);
+  }
+
+  // ---- one value of the stage's step (or body) at `idx` ----
+
+  struct Tile {
+    std::shared_ptr<ir::Graph> graph = std::make_shared<ir::Graph>();
+    ir::NodeRef root = nullptr;
+    std::vector<ir::NodeRef> leaves;  // vector leaf per access
+    ir::NodeRef acc = nullptr;        // the accumulator leaf, if any
+    isa::Cover cover;
+  };
+
+  // The stage's body over vector leaves, folded into an accumulator when `combine` is given.
+  Tile make_tile(const Stage& s, Combine combine) {
+    Tile t;
+    ir::TensorType vec{ir::DType::F32, {ir::Size(shape_.lanes)}};
+    for (size_t i = 0; i < s.leaves.size(); ++i)
+      t.leaves.push_back(t.graph->input(static_cast<int64_t>(i), "l" + std::to_string(i), vec));
+    std::map<ir::NodeRef, ir::NodeRef> mapped;
+    std::function<ir::NodeRef(ir::NodeRef)> copy = [&](ir::NodeRef n) -> ir::NodeRef {
+      if (auto it = mapped.find(n); it != mapped.end()) return it->second;
+      ir::NodeRef made;
+      if (n->op() == ir::Op::Input) made = t.leaves.at(static_cast<size_t>(n->attrs().index));
+      else if (n->op() == ir::Op::Const) made = t.graph->constant(n->attrs().value);
+      else {
+        std::vector<ir::NodeRef> inputs;
+        for (ir::NodeRef i : n->inputs()) inputs.push_back(copy(i));
+        made = t.graph->make(n->op(), std::move(inputs), n->attrs());
+      }
+      return mapped[n] = made;
+    };
+    ir::NodeRef body = copy(s.body);
+    if (body->rank() == 0) body = t.graph->make(ir::Op::Broadcast, {body}, attrs_broadcast());
+    if (combine != Combine::None) {
+      t.acc = t.graph->input(static_cast<int64_t>(s.leaves.size()), "acc", vec);
+      ir::Op op = combine == Combine::Max ? ir::Op::Max : combine == Combine::Min ? ir::Op::Min : ir::Op::Add;
+      body = t.graph->make(op, {t.acc, body}, {});
+    }
+    t.root = body;
+    t.cover = isa::cover_expression(t.root, reg_, synth_, fn_.loc);
+    return t;
+  }
+
+  ir::Attrs attrs_broadcast() {
+    ir::Attrs a;
+    a.sizes = {ir::Size(shape_.lanes)};
+    return a;
+  }
+
+  // Loads the leaves at `idx` in `mode` and evaluates the tile; returns the variable.
+  std::string evaluate(const Stage& s, const Tile& t, int vec_dim, const std::vector<std::string>& idx, Mode mode,
+                       int tail, const std::string& acc) {
+    std::map<int, std::string> values;
+    if (t.acc) values[t.acc->id()] = acc;
+    for (size_t i = 0; i < s.leaves.size(); ++i) {
+      if (!used_leaf(t, t.leaves[i])) continue;
+      const Access& a = s.leaves[i];
+      std::string p = pointer(a, idx);
+      LaneAccess kind = tile::lane_access(a, vec_dim);
+      std::string text;
+      if (kind == LaneAccess::Broadcast || mode == Mode::Bcast) text = apply("load_bcast", p);
+      else if (mode == Mode::Lane1) text = apply("load_tail", p, {{"R", 1}});
+      else if (kind == LaneAccess::Contiguous)
+        text = mode == Mode::Vec ? apply("load", p) : apply("load_tail", p, {{"R", tail}});
+      else {
+        int64_t stride = a.strides.at(static_cast<size_t>(vec_dim));
+        text = mode == Mode::Vec ? apply("load_strided", p, {{"S", stride}})
+                                 : apply("load_strided_tail", p, {{"R", tail}, {"S", stride}});
+      }
+      std::string v = fresh("x");
+      line("const auto " + v + " = " + text + ";");
+      values[t.leaves[i]->id()] = v;
+    }
+    return emit_node(t, t.root, values);
+  }
+
+  bool used_leaf(const Tile& t, ir::NodeRef leaf) {
+    for (ir::NodeRef n : ir::topological_order({t.root}))
+      if (n == leaf) return true;
+    return false;
+  }
+
+  std::string emit_node(const Tile& t, ir::NodeRef n, std::map<int, std::string>& values) {
+    if (auto it = values.find(n->id()); it != values.end()) return it->second;
+    std::string text;
+    if (n->op() == ir::Op::Const) {
+      text = isa::emit_text(hole("splat")->tree, {float_literal(n->attrs().value)}, {});
+    } else {
+      const isa::CoverChoice& c = t.cover.at(n);
+      std::vector<std::string> args;
+      for (ir::NodeRef x : c.cut) args.push_back(emit_node(t, x, values));
+      text = isa::emit_text(c.tree, args, {});
+    }
+    std::string v = fresh("v");
+    line("const auto " + v + " = " + text + ";");
+    return values[n->id()] = v;
+  }
+
+  void store(const std::string& value, const Access& out, const std::vector<std::string>& idx, Mode mode, int tail) {
+    std::string p = pointer(out, idx);
+    if (mode == Mode::Vec) line(isa::emit_text(hole("store")->tree, {value}, {}, p) + ";");
+    else line(isa::emit_text(hole("store_tail")->tree, {value}, {{"R", mode == Mode::Lane1 ? 1 : tail}}, p) + ";");
+  }
+
+  // ---- the sketch: loops around the holes ----
+
+  void open_loop(const std::string& var, int64_t extent) {
+    line("for (int64_t " + var + " = 0; " + var + " < " + std::to_string(extent) + "; ++" + var + ") {");
+    ++indent_;
+  }
+  void close() {
+    --indent_;
+    line("}");
+  }
+
+  // One parallel loop over the product of `dims` (and `extra` outer blocks),
+  // binding i<d> for each dim; returns with the loop open.
+  void open_outer(const Stage& s, const std::vector<int>& dims, int64_t extra, const std::string& extra_var, int threads) {
+    int64_t total = extra;
+    for (int d : dims) total *= s.extents[static_cast<size_t>(d)];
+    if (threads > 1 && total > 1) line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
+    open_loop("blk", total);
+    line("int64_t rest = blk;");
+    for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
+      int64_t e = s.extents[static_cast<size_t>(*it)];
+      line("const int64_t i" + std::to_string(*it) + " = rest % " + std::to_string(e) + ";");
+      line("rest /= " + std::to_string(e) + ";");
+    }
+    if (!extra_var.empty()) line("const int64_t " + extra_var + " = rest;");
+    else line("(void)rest;");
+  }
+
+  std::vector<std::string> base_index(const Stage& s) {
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < s.extents.size(); ++d) idx.push_back("i" + std::to_string(d));
+    return idx;
+  }
+
+  void emit_stage(const Stage& s, const tile::TileParams& p, int number) {
+    line("{  // stage " + std::to_string(number) + ": " + s.what + " over [" + extents_text(s) + "]" +
+         (s.combine != Combine::None ? ", fold " + std::string(tile::combine_name(s.combine)) : "") + "; W=" +
+         std::to_string(p.lanes) + " MR=" + std::to_string(p.mr) + " NV=" + std::to_string(p.nv) + " threads=" +
+         std::to_string(p.threads));
+    ++indent_;
+    int v = p.vec_dim;
+    bool vec_reduced = v >= 0 && s.reduced[static_cast<size_t>(v)];
+    if (v < 0 || (s.scan_dim >= 0 && s.scan_dim == v)) emit_lane1(s, p);
+    else if (vec_reduced) emit_reduce_inner(s, p);
+    else emit_vector_kept(s, p);
+    close();
+    record_listing(s);
+  }
+
+  std::string extents_text(const Stage& s) {
+    std::string t;
+    for (size_t d = 0; d < s.extents.size(); ++d)
+      t += (d ? ", " : "") + std::to_string(s.extents[d]) + (s.reduced[d] ? "r" : "") +
+           (static_cast<int>(d) == s.scan_dim ? "s" : "");
+    return t;
+  }
+
+  void record_listing(const Stage& s) {
+    (void)s;
+  }
+
+  // The vector loop is kept: register tiles of MR rows x NV vectors.
+  void emit_vector_kept(const Stage& s, const tile::TileParams& p) {
+    int v = p.vec_dim, r = p.rows_dim;
+    int W = p.lanes;
+    Combine step = s.combine == Combine::Scan ? Combine::Sum : s.combine;
+    Tile t = make_tile(s, step);
+    Tile first = (s.combine == Combine::Max || s.combine == Combine::Min) ? make_tile(s, Combine::None) : Tile{};
+    std::vector<int> outer, reduced;
+    for (size_t d = 0; d < s.extents.size(); ++d) {
+      int di = static_cast<int>(d);
+      if (di == v || di == r || di == s.scan_dim) continue;
+      (s.reduced[d] ? reduced : outer).push_back(di);
+    }
+    int64_t ext_v = s.extents[static_cast<size_t>(v)];
+    int64_t block = int64_t{W} * p.nv;
+    int64_t nvb = (ext_v + block - 1) / block;
+    int64_t ext_r = r >= 0 ? s.extents[static_cast<size_t>(r)] : 1;
+    int64_t nrb = (ext_r + p.mr - 1) / p.mr;
+    open_outer(s, outer, nvb * nrb, "outer_block", p.threads);
+    line("const int64_t vb = outer_block / " + std::to_string(nrb) + ";");
+    line("const int64_t rb = outer_block % " + std::to_string(nrb) + ";");
+    line("const int64_t v0 = vb * " + std::to_string(block) + ";");
+    line("const int64_t r0 = rb * " + std::to_string(p.mr) + ";");
+    line("(void)r0;");
+    int64_t last = ext_v - (nvb - 1) * block;
+    auto rows_switch = [&](int nvec, int tail) {
+      int rem = static_cast<int>(ext_r % p.mr);
+      if (r < 0 || rem == 0) {
+        emit_tile_block(s, p, t, first, reduced, r < 0 ? 1 : p.mr, nvec, tail);
+      } else {
+        line("if (r0 + " + std::to_string(p.mr) + " <= " + std::to_string(ext_r) + ") {");
+        ++indent_;
+        emit_tile_block(s, p, t, first, reduced, p.mr, nvec, tail);
+        --indent_;
+        line("} else {");
+        ++indent_;
+        emit_tile_block(s, p, t, first, reduced, rem, nvec, tail);
+        close();
+      }
+    };
+    if (last == block) {
+      rows_switch(p.nv, 0);
+    } else if (nvb == 1) {
+      rows_switch(static_cast<int>(last / W), static_cast<int>(last % W));
+    } else {
+      line("if (vb + 1 < " + std::to_string(nvb) + ") {");
+      ++indent_;
+      rows_switch(p.nv, 0);
+      --indent_;
+      line("} else {");
+      ++indent_;
+      rows_switch(static_cast<int>(last / W), static_cast<int>(last % W));
+      close();
+    }
+    close();
+  }
+
+  void emit_tile_block(const Stage& s, const tile::TileParams& p, const Tile& t, const Tile& first,
+                       const std::vector<int>& reduced, int rows, int nvec, int tail) {
+    if (tail > 0 && !shape_.has_tail)
+      throw UserError(fn_.loc, "target " + target_.name + " has no masked loads and stores, and a loop of length " +
+                                   std::to_string(s.extents[static_cast<size_t>(p.vec_dim)]) +
+                                   " does not divide into vectors of " + std::to_string(p.lanes));
+    struct Entry {
+      std::vector<std::string> idx;
+      Mode mode;
+      std::string acc;
+    };
+    std::vector<Entry> entries;
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < nvec + (tail > 0 ? 1 : 0); ++j) {
+        Entry e{base_index(s), j < nvec ? Mode::Vec : Mode::Tail, fresh("acc")};
+        e.idx[static_cast<size_t>(p.vec_dim)] = "(v0 + " + std::to_string(j * p.lanes) + ")";
+        if (p.rows_dim >= 0) e.idx[static_cast<size_t>(p.rows_dim)] = "(r0 + " + std::to_string(i) + ")";
+        entries.push_back(e);
+      }
+    bool folds = s.combine != Combine::None;
+    if (!folds) {
+      for (Entry& e : entries) store(evaluate(s, t, p.vec_dim, e.idx, e.mode, tail, ""), s.out, e.idx, e.mode, tail);
+      return;
+    }
+    // Initial accumulators: zero, or the body at the first reduction index.
+    for (Entry& e : entries) {
+      if (s.combine == Combine::Max || s.combine == Combine::Min) {
+        std::vector<std::string> idx0 = e.idx;
+        for (int d : reduced) idx0[static_cast<size_t>(d)] = "0";
+        line("auto " + e.acc + " = " + evaluate(s, first, p.vec_dim, idx0, e.mode, tail, "") + ";");
+      } else {
+        line("auto " + e.acc + " = " + isa::emit_text(hole("zero")->tree, {}, {}) + ";");
+      }
+    }
+    std::vector<int> loops = reduced;
+    if (s.scan_dim >= 0) loops.insert(loops.begin(), s.scan_dim);
+    for (int d : loops) open_loop("i" + std::to_string(d), s.extents[static_cast<size_t>(d)]);
+    for (Entry& e : entries) line(e.acc + " = " + evaluate(s, t, p.vec_dim, e.idx, e.mode, tail, e.acc) + ";");
+    if (s.scan_dim >= 0)
+      for (Entry& e : entries) store(e.acc, s.out, e.idx, e.mode, tail);
+    for (size_t k = 0; k < loops.size(); ++k) close();
+    if (s.scan_dim < 0)
+      for (Entry& e : entries) store(e.acc, s.out, e.idx, e.mode, tail);
+  }
+
+  // The vector loop is reduced: NV vector accumulators, a masked tail merged
+  // in, then a horizontal reduction to one scalar per output element.
+  void emit_reduce_inner(const Stage& s, const tile::TileParams& p) {
+    int v = p.vec_dim, W = p.lanes;
+    Tile t = make_tile(s, s.combine);
+    bool idempotent = s.combine == Combine::Max || s.combine == Combine::Min;
+    Tile first = idempotent ? make_tile(s, Combine::None) : Tile{};
+    std::vector<int> outer, reduced;
+    for (size_t d = 0; d < s.extents.size(); ++d) {
+      int di = static_cast<int>(d);
+      if (di != v) (s.reduced[d] ? reduced : outer).push_back(di);
+    }
+    int64_t ext_v = s.extents[static_cast<size_t>(v)];
+    int64_t block = int64_t{W} * p.nv;
+    int64_t nblocks = ext_v / block;
+    int64_t rest_vectors = (ext_v % block) / W;
+    int tail = static_cast<int>(ext_v % W);
+    if (tail > 0 && !shape_.has_tail)
+      throw UserError(fn_.loc, "target " + target_.name + " has no masked loads, and a reduction of length " +
+                                   std::to_string(ext_v) + " does not divide into vectors of " + std::to_string(W));
+    open_outer(s, outer, 1, "", p.threads);
+    std::vector<std::string> idx = base_index(s);
+    std::vector<std::string> accs;
+    for (int j = 0; j < p.nv; ++j) {
+      accs.push_back(fresh("acc"));
+      if (idempotent) {
+        std::vector<std::string> idx0 = idx;
+        for (int d : reduced) idx0[static_cast<size_t>(d)] = "0";
+        idx0[static_cast<size_t>(v)] = "0";
+        line("auto " + accs.back() + " = " + evaluate(s, first, v, idx0, Mode::Bcast, 0, "") + ";");
+      } else {
+        line("auto " + accs.back() + " = " + isa::emit_text(hole("zero")->tree, {}, {}) + ";");
+      }
+    }
+    for (int d : reduced) open_loop("i" + std::to_string(d), s.extents[static_cast<size_t>(d)]);
+    if (nblocks > 0) {
+      open_loop("vb", nblocks);
+      for (int j = 0; j < p.nv; ++j) {
+        idx[static_cast<size_t>(v)] = "(vb * " + std::to_string(block) + " + " + std::to_string(j * W) + ")";
+        line(accs[static_cast<size_t>(j)] + " = " + evaluate(s, t, v, idx, Mode::Vec, 0, accs[static_cast<size_t>(j)]) + ";");
+      }
+      close();
+    }
+    for (int64_t j = 0; j < rest_vectors; ++j) {
+      idx[static_cast<size_t>(v)] = std::to_string(nblocks * block + j * W);
+      const std::string& acc = accs[static_cast<size_t>(j)];
+      line(acc + " = " + evaluate(s, t, v, idx, Mode::Vec, 0, acc) + ";");
+    }
+    if (tail > 0) {
+      idx[static_cast<size_t>(v)] = std::to_string(ext_v - tail);
+      std::string stepped = evaluate(s, t, v, idx, Mode::Tail, tail, accs[0]);
+      line(accs[0] + " = " + isa::emit_text(hole("merge_tail")->tree, {accs[0], stepped}, {{"R", tail}}) + ";");
+    }
+    for (size_t k = 0; k < reduced.size(); ++k) close();
+    // Combine the accumulators, then reduce across lanes.
+    if (p.nv > 1) {
+      Tile combine;
+      ir::TensorType vec{ir::DType::F32, {ir::Size(W)}};
+      ir::NodeRef a = combine.graph->input(0, "a", vec), b = combine.graph->input(1, "b", vec);
+      ir::Op op = s.combine == Combine::Max ? ir::Op::Max : s.combine == Combine::Min ? ir::Op::Min : ir::Op::Add;
+      combine.root = combine.graph->make(op, {a, b}, {});
+      combine.cover = isa::cover_expression(combine.root, reg_, synth_, fn_.loc);
+      for (int j = 1; j < p.nv; ++j) {
+        std::map<int, std::string> values{{a->id(), accs[0]}, {b->id(), accs[static_cast<size_t>(j)]}};
+        line(accs[0] + " = " + emit_node(combine, combine.root, values) + ";");
+      }
+    }
+    std::string hname = s.combine == Combine::Max ? "max" : s.combine == Combine::Min ? "min" : "sum";
+    std::string total = fresh("s");
+    line("const auto " + total + " = " + apply(hname, accs[0]) + ";");
+    idx[static_cast<size_t>(v)] = "0";
+    for (int d : reduced) idx[static_cast<size_t>(d)] = "0";
+    line(isa::emit_text(hole("store_scalar")->tree, {total}, {}, pointer(s.out, idx)) + ";");
+    close();
+  }
+
+  // One element at a time (a scan along its own loop, or a rank-0 stage): masked single-lane vectors.
+  void emit_lane1(const Stage& s, const tile::TileParams& p) {
+    if (!shape_.has_tail && shape_.lanes > 1)
+      throw UserError(fn_.loc, "target " + target_.name + " has no masked loads, needed for " + s.what);
+    int v = p.vec_dim;
+    bool scan = s.scan_dim >= 0;
+    Tile t = make_tile(s, scan ? Combine::Sum : s.combine);
+    std::vector<int> outer;
+    for (size_t d = 0; d < s.extents.size(); ++d)
+      if (static_cast<int>(d) != s.scan_dim) outer.push_back(static_cast<int>(d));
+    open_outer(s, outer, 1, "", p.threads);
+    std::vector<std::string> idx = base_index(s);
+    Mode mode = shape_.lanes > 1 ? Mode::Lane1 : Mode::Vec;
+    if (scan) {
+      std::string acc = fresh("acc");
+      line("auto " + acc + " = " + isa::emit_text(hole("zero")->tree, {}, {}) + ";");
+      open_loop("i" + std::to_string(s.scan_dim), s.extents[static_cast<size_t>(s.scan_dim)]);
+      line(acc + " = " + evaluate(s, t, v, idx, mode, 1, acc) + ";");
+      store(acc, s.out, idx, mode, 1);
+      close();
+    } else {
+      if (s.combine != Combine::None)
+        throw InternalError(__FILE__, __LINE__, "a fold without a vector loop");
+      store(evaluate(s, t, v, idx, mode, 1, ""), s.out, idx, mode, 1);
+    }
+    close();
+  }
+
+  // ---- the files ----
+
+  std::vector<std::string> param_names() {
+    std::vector<std::string> names;
+    std::set<std::string> taken;
+    auto unique = [&](std::string n) {
+      n = c_identifier(n);
+      if (n.rfind("axon_", 0) == 0) n = "p_" + n;
+      while (!taken.insert(n).second) n += "_";
+      return n;
+    };
+    for (const ir::Param& p : fn_.params) names.push_back(unique(p.name));
+    for (size_t k = 0; k < fn_.outputs.size(); ++k) names.push_back(unique("out" + std::to_string(k)));
+    return names;
+  }
+
+  std::string signature(const std::string& entry) {
+    std::vector<std::string> names = param_names();
+    std::string text = "int " + entry + "(";
+    for (size_t i = 0; i < names.size(); ++i)
+      text += (i ? ", " : "") + std::string(i < fn_.params.size() ? "const float* " : "float* ") + names[i];
+    return text + ")";
+  }
+
+  std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string t = "[";
+    for (size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
+    return t + "]";
+  }
+
+  std::string header(const std::string& entry) {
+    std::ostringstream h;
+    std::vector<std::string> names = param_names();
+    h << "// Generated by axon for target " << target_.name << ": kernel " << fn_.name << ".\n"
+      << "// Dense row-major float32 arrays; sizes are fixed. Returns 0.\n";
+    for (size_t i = 0; i < fn_.params.size(); ++i)
+      h << "//   in  " << names[i] << ": f32" << shape_text(plan_.buffers[static_cast<size_t>(plan_.inputs[i])].shape) << "\n";
+    for (size_t k = 0; k < fn_.outputs.size(); ++k)
+      h << "//   out " << names[fn_.params.size() + k] << ": f32"
+        << shape_text(plan_.buffers[static_cast<size_t>(plan_.outputs[k])].shape) << "\n";
+    h << "#pragma once\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+      << signature(entry) << ";\n"
+      << "#ifdef __cplusplus\n}\n#endif\n";
+    return h.str();
+  }
+
+  std::string info_json(const std::string& entry) {
+    std::vector<std::string> names = param_names();
+    std::string j = "{\"entry\": \"" + entry + "\", \"target\": \"" + target_.name + "\", \"inputs\": [";
+    for (size_t i = 0; i < fn_.params.size(); ++i)
+      j += std::string(i ? ", " : "") + "{\"name\": \"" + c_identifier(fn_.params[i].name) + "\", \"dtype\": \"" +
+           ir::dtype_name(fn_.params[i].type.dtype) + "\", \"shape\": " +
+           shape_text(plan_.buffers[static_cast<size_t>(plan_.inputs[i])].shape) + "}";
+    j += "], \"outputs\": [";
+    for (size_t k = 0; k < fn_.outputs.size(); ++k)
+      j += std::string(k ? ", " : "") + "{\"name\": \"" + names[fn_.params.size() + k] + "\", \"dtype\": \"" +
+           ir::dtype_name(fn_.outputs[k]->dtype()) + "\", \"shape\": " +
+           shape_text(plan_.buffers[static_cast<size_t>(plan_.outputs[k])].shape) + "}";
+    return j + "]}";
+  }
+
+  std::string source(const std::string& entry, const std::string& body) {
+    std::ostringstream c;
+    std::vector<std::string> names = param_names();
+    c << "// Generated by axon for target " << target_.name << " (" << target_.summary.substr(0, 60) << "...): kernel "
+      << fn_.name << ".\n// Every instruction below comes from a proved lowering; see report.md.\n"
+      << "#include <cstdint>\n#include <cstdlib>\n#include \"kernel.h\"\n"
+      << "// ---- prelude: the helpers the description's instructions call ----\n"
+      << prelude_ << "\n// ---- kernel ----\n"
+      << "extern \"C\" " << signature(entry) << " {\n";
+    for (size_t i = 0; i < fn_.params.size(); ++i) c << "  const float* const axon_in" << i << " = " << names[i] << ";\n";
+    for (size_t k = 0; k < fn_.outputs.size(); ++k)
+      c << "  float* const axon_out" << k << " = " << names[fn_.params.size() + k] << ";\n";
+    int64_t arena = 0;
+    std::map<int, int64_t> offsets;
+    for (size_t b = 0; b < plan_.buffers.size(); ++b)
+      if (plan_.buffers[b].kind == tile::Buffer::Kind::Scratch) {
+        offsets[static_cast<int>(b)] = arena;
+        arena += (plan_.buffers[b].elements() + 15) / 16 * 16;
+      }
+    if (arena > 0) {
+      c << "  float* const axon_arena = static_cast<float*>(std::aligned_alloc(64, " << arena * 4 << "));\n"
+        << "  if (!axon_arena) return 1;\n";
+      for (const auto& [b, off] : offsets) c << "  float* const axon_t" << b << " = axon_arena + " << off << ";\n";
+    }
+    c << body;
+    if (arena > 0) c << "  std::free(axon_arena);\n";
+    c << "  return 0;\n}\n\n"
+      << "extern \"C\" int axon_kernel_packed(const float* const* in, float* const* out) {\n  (void)in;\n  return " << entry
+      << "(";
+    for (size_t i = 0; i < names.size(); ++i)
+      c << (i ? ", " : "") << (i < fn_.params.size() ? "in[" + std::to_string(i) + "]"
+                                                     : "out[" + std::to_string(i - fn_.params.size()) + "]");
+    c << ");\n}\n\nextern \"C\" const char* axon_kernel_info() {\n  return R\"axon(" << info_json(entry)
+      << ")axon\";\n}\n";
+    return c.str();
+  }
+
+ public:
+  std::string prelude_;
+};
+
+}  // namespace
+
+std::string c_identifier(const std::string& name) {
+  static const std::set<std::string> kReserved = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
+      "class", "delete", "new", "operator", "private", "protected", "public", "template", "this", "throw", "try",
+      "catch", "namespace", "using", "virtual", "friend", "true", "false", "nullptr", "typename", "decltype",
+      "constexpr", "noexcept", "static_assert", "alignas", "alignof", "and", "or", "not", "xor", "main", "rest", "blk"};
+  std::string id;
+  for (char ch : name) id += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "_" + id;
+  if (kReserved.count(id)) id += "_";
+  return id;
+}
+
+CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
+                   isa::Synthesizer& synth, const std::string& entry) {
+  CpuEmitter e(plan, fn, target, synth);
+  if (!target.prelude.empty()) {
+    std::string dir = target.path.substr(0, target.path.find_last_of('/') + 1);
+    std::ifstream in(dir + target.prelude, std::ios::binary);
+    if (!in) throw UserError({}, target.path + ": prelude '" + target.prelude + "' cannot be read");
+    std::ostringstream text;
+    text << in.rdbuf();
+    e.prelude_ = text.str();
+  }
+  return e.run(entry);
+}
+
+}  // namespace axon::emit

@@ -1,0 +1,42 @@
+// CPU emission: a plan as C++ with the vector intrinsics of a description.
+//
+// Every instruction in the output comes from a proved lowering (isa/synth):
+// loads, stores, broadcasts, tail masks, the covered body of each stage, the
+// accumulation step and horizontal reductions. The loop nest around them
+// (the sketch: vector blocks, register tiles, tails, threads) is this file's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "hw/description.h"
+#include "isa/synth.h"
+#include "tile/plan.h"
+#include "tile/tiling.h"
+
+namespace axon::emit {
+
+struct StageReport {
+  std::string what;
+  tile::TileChoice tiling;
+  std::vector<std::string> listing;  // the instruction-level form, one line per hole
+};
+
+struct CpuKernel {
+  std::string entry;   // the C symbol
+  std::string header;  // kernel.h
+  std::string source;  // kernel.cpp
+  std::vector<StageReport> stages;
+  tile::TargetShape shape;
+};
+
+/// Emits `plan` (of function `fn`) for the cpu description `target`. Throws a
+/// UserError at the kernel when the target cannot express some stage.
+CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
+                   isa::Synthesizer& synth, const std::string& entry);
+
+/// `name` as a C identifier: letters, digits and '_' kept, others '_', a
+/// leading digit prefixed; never a C or C++ keyword.
+std::string c_identifier(const std::string& name);
+
+}  // namespace axon::emit

@@ -1,0 +1,118 @@
+#include "isa/cover.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "ir/graph.h"
+
+namespace axon::isa {
+namespace {
+
+constexpr size_t kMaxFrontiers = 48;
+constexpr int kRegionDepth = 3;
+
+bool is_leaf(ir::NodeRef n) { return n->op() == ir::Op::Input; }
+
+class Coverer {
+ public:
+  Coverer(ir::NodeRef root, const std::string& space, Synthesizer& synth) : root_(root), space_(space), synth_(synth) {
+    for (ir::NodeRef n : ir::topological_order({root}))
+      for (ir::NodeRef i : n->inputs()) ++uses_[i];
+    vector_type_ = root->type();
+  }
+
+  // A frontier: the nodes a region stops at. A Const may stay inside a
+  // region (an immediate of the instruction) or be a leaf (a broadcast vector).
+  using Frontier = std::vector<ir::NodeRef>;
+
+  std::vector<Frontier> frontiers(ir::NodeRef n, int depth) {
+    std::vector<Frontier> result{{}};
+    for (ir::NodeRef c : n->inputs()) {
+      std::vector<Frontier> options;
+      if (c->op() == ir::Op::Const) {
+        options = {{c}, {}};
+      } else if (is_leaf(c)) {
+        options = {{c}};
+      } else {
+        options = {{c}};
+        if (depth > 1 && uses_[c] == 1)
+          for (Frontier& f : frontiers(c, depth - 1)) options.push_back(std::move(f));
+      }
+      std::vector<Frontier> next;
+      for (const Frontier& a : result)
+        for (const Frontier& b : options) {
+          if (next.size() >= kMaxFrontiers) break;
+          Frontier f = a;
+          f.insert(f.end(), b.begin(), b.end());
+          next.push_back(std::move(f));
+        }
+      result = std::move(next);
+    }
+    return result;
+  }
+
+  // The region of `n` above `frontier` as a spec over the frontier's distinct nodes.
+  Spec region_spec(ir::NodeRef n, const Frontier& frontier, std::vector<ir::NodeRef>& cut) {
+    Spec spec;
+    spec.result_space = space_;
+    std::map<ir::NodeRef, ir::NodeRef> mapped;
+    for (ir::NodeRef f : frontier) {
+      if (mapped.count(f)) continue;
+      ir::TensorType type = f->op() == ir::Op::Const ? vector_type_ : f->type();
+      mapped[f] = spec.leaf(type, space_);
+      cut.push_back(f);
+    }
+    std::function<ir::NodeRef(ir::NodeRef)> copy = [&](ir::NodeRef x) -> ir::NodeRef {
+      if (auto it = mapped.find(x); it != mapped.end()) return it->second;
+      std::vector<ir::NodeRef> inputs;
+      for (ir::NodeRef i : x->inputs()) inputs.push_back(copy(i));
+      ir::NodeRef made = x->op() == ir::Op::Const ? spec.graph->constant(x->attrs().value)
+                                                  : spec.graph->make(x->op(), std::move(inputs), x->attrs());
+      return mapped[x] = made;
+    };
+    spec.root = copy(n);
+    spec.what = ir::op_name(n->op());
+    return spec;
+  }
+
+  Cover run(const SourceLoc& loc) {
+    Cover cover;
+    for (ir::NodeRef n : ir::topological_order({root_})) {
+      if (is_leaf(n) || n->op() == ir::Op::Const) continue;
+      CoverChoice best;
+      best.cost = std::numeric_limits<double>::infinity();
+      for (const Frontier& f : frontiers(n, kRegionDepth)) {
+        std::vector<ir::NodeRef> cut;
+        Spec spec = region_spec(n, f, cut);
+        std::optional<Lowering> lowering = synth_.lower(spec);
+        if (!lowering) continue;
+        double cost = lowering->tree.cost;
+        for (ir::NodeRef c : cut)
+          if (cover.choice.count(c->id())) cost += cover.choice.at(c->id()).cost;
+        if (cost < best.cost) best = CoverChoice{lowering->tree, cut, cost};
+      }
+      if (!best.tree.instr && best.tree.leaf < 0)
+        throw UserError(loc, std::string("the target has no instruction that computes '") + ir::op_name(n->op()) +
+                                 "' here (no proved lowering of " + ir::op_name(n->op()) + " on " +
+                                 vector_type_.str() + " vectors)");
+      cover.choice[n->id()] = std::move(best);
+    }
+    return cover;
+  }
+
+ private:
+  ir::NodeRef root_;
+  std::string space_;
+  Synthesizer& synth_;
+  std::map<ir::NodeRef, int> uses_;
+  ir::TensorType vector_type_;
+};
+
+}  // namespace
+
+Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc) {
+  return Coverer(root, space, synth).run(loc);
+}
+
+}  // namespace axon::isa

@@ -1,0 +1,35 @@
+// Instruction selection for an element-wise expression: cover the expression
+// DAG with synthesized instructions. Each region (a node and up to two more
+// levels of single-use operands below it) is a hole; the synthesizer fills it
+// with a proved instruction tree; dynamic programming keeps the cheapest
+// cover. A fused instruction added to a description covers a larger region
+// and wins on cost, with no code change.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "isa/synth.h"
+
+namespace axon::isa {
+
+struct CoverChoice {
+  InstrTree tree;
+  std::vector<ir::NodeRef> cut;  // the region's leaves, in the tree's leaf order
+  double cost = 0;
+};
+
+struct Cover {
+  std::map<int, CoverChoice> choice;  // by node id, for every covered node
+  const CoverChoice& at(ir::NodeRef n) const { return choice.at(n->id()); }
+};
+
+/// Covers the expression at `root` (in a graph whose Input nodes are vector
+/// values in `space` and whose Const nodes are scalars that a cover may take as
+/// a broadcast leaf). Throws a UserError (at `loc`) naming the op when no
+/// instruction of the target computes some node.
+Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc);
+
+}  // namespace axon::isa

@@ -1,0 +1,366 @@
+#include "isa/synth.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+
+#include "eval/interpreter.h"
+#include "ir/graph.h"
+
+namespace axon::isa {
+namespace {
+
+using Binding = std::map<std::string, ir::Size>;
+
+// The single size name `size` is, if it is exactly one.
+std::optional<std::string> lone_name(const ir::Size& size) {
+  std::vector<std::string> names = size.names();
+  if (names.size() == 1 && size == ir::Size::name(names[0])) return names[0];
+  return std::nullopt;
+}
+
+// Binds the instruction's size names so that its type `formal` equals
+// `actual`, within the instruction's limits and the spec's ranges.
+bool unify(const hw::Instruction& instr, const ir::TensorType& formal, const ir::TensorType& actual, const Spec& spec,
+           Binding& binding) {
+  if (formal.rank() != actual.rank()) return false;
+  for (int d = 0; d < formal.rank(); ++d) {
+    const ir::Size& f = formal.shape[d];
+    const ir::Size& a = actual.shape[d];
+    if (f.is_constant()) {
+      if (f != a) return false;
+      continue;
+    }
+    std::optional<std::string> name = lone_name(f);
+    if (!name) return false;
+    auto bound = binding.find(*name);
+    if (bound != binding.end()) {
+      if (bound->second != a) return false;
+      continue;
+    }
+    // The actual size must lie within the instruction's limit.
+    int64_t lo = 1, hi = int64_t{1} << 40;
+    if (auto it = instr.limits.find(*name); it != instr.limits.end()) std::tie(lo, hi) = it->second;
+    if (std::optional<int64_t> c = a.constant()) {
+      if (*c < lo || *c > hi) return false;
+    } else {
+      std::optional<std::string> spec_name = lone_name(a);
+      if (!spec_name) return false;
+      auto range = spec.ranges.find(*spec_name);
+      if (range == spec.ranges.end() || range->second.first < lo || range->second.second > hi) return false;
+    }
+    binding.emplace(*name, a);
+  }
+  return true;
+}
+
+// The instruction's result type under `binding`, when every size is bound.
+std::optional<ir::TensorType> bound_result(const hw::Instruction& instr, const Binding& binding) {
+  ir::TensorType type = instr.result.type;
+  for (ir::Size& d : type.shape) {
+    if (d.is_constant()) continue;
+    std::optional<std::string> name = lone_name(d);
+    if (!name || !binding.count(*name)) return std::nullopt;
+    d = binding.at(*name);
+  }
+  return type;
+}
+
+// Whether the semantics' attributes name sizes (a slice at x.shape[0], ...):
+// such an instruction is only instantiated with its own size names.
+bool attrs_name_sizes(const hw::Instruction& instr) {
+  for (ir::NodeRef n : ir::topological_order(instr.semantics.kernel.outputs))
+    for (const auto* list : {&n->attrs().sizes, &n->attrs().extents})
+      for (const ir::Size& s : *list)
+        if (!s.is_constant()) return true;
+  return false;
+}
+
+bool binding_is_own(const Binding& binding) {
+  for (const auto& [name, size] : binding)
+    if (!size.is_constant() && size != ir::Size::name(name)) return false;
+  return true;
+}
+
+// The ops that no algebra can make appear or vanish: a candidate must use
+// exactly the spec's multiset of them (a cheap filter before evaluation).
+using Signature = std::map<ir::Op, int>;
+
+Signature signature_of(const std::vector<ir::NodeRef>& roots, const std::set<ir::NodeRef>& stop = {}) {
+  Signature sig;
+  for (ir::NodeRef n : ir::topological_order(roots)) {
+    if (stop.count(n)) continue;
+    switch (n->op()) {
+      case ir::Op::Exp: case ir::Op::Log: case ir::Op::Tanh: case ir::Op::Sqrt: case ir::Op::ReduceSum:
+      case ir::Op::ReduceMax: case ir::Op::ReduceMin: case ir::Op::Contract: case ir::Op::Cumsum:
+      case ir::Op::Select:
+        ++sig[n->op()];
+        break;
+      default: break;
+    }
+  }
+  return sig;
+}
+
+void add_signature(Signature& into, const Signature& more) {
+  for (const auto& [op, count] : more) into[op] += count;
+}
+
+// A candidate operand: a spec leaf, or a conversion (an instruction with at
+// most one operand that changes type or space) applied to one.
+struct Option {
+  InstrTree tree;
+  ir::TensorType type;
+  std::string space;
+  std::set<int> leaves;
+};
+
+double reciprocal_throughput(const hw::Instruction& instr, const Binding& binding, const Spec& spec) {
+  ir::Dims dims;
+  for (const auto& [name, range] : spec.ranges) dims[name] = range.second;
+  ir::Dims at;
+  for (const auto& [name, size] : binding) at[name] = size.evaluate(dims).value_or(1);
+  for (const auto& [name, limit] : instr.limits)
+    if (!at.count(name)) at[name] = limit.second;
+  double throughput = 1;
+  try {
+    throughput = instr.throughput.at(at);
+  } catch (const UserError&) {
+  }
+  return throughput > 0 ? 1.0 / throughput : 1e9;
+}
+
+ir::NodeRef build(const InstrTree& tree, const Spec& spec) {
+  if (!tree.instr) return spec.leaves.at(tree.leaf);
+  std::vector<ir::NodeRef> args;
+  for (const InstrTree& a : tree.args) args.push_back(build(a, spec));
+  return instantiate(*tree.instr, *spec.graph, args);
+}
+
+ir::Function spec_function(const Spec& spec, std::vector<ir::NodeRef> outputs) {
+  ir::Function fn;
+  fn.name = "spec";
+  for (size_t i = 0; i < spec.leaves.size(); ++i)
+    fn.params.push_back({"l" + std::to_string(i), spec.leaves[i]->type(), {}, {}});
+  fn.outputs = std::move(outputs);
+  return fn;
+}
+
+// Do both sides agree on random inputs at a few sizes? A cheap filter before the prover.
+bool agrees_numerically(const Spec& spec, ir::NodeRef candidate) {
+  ir::Function fn = spec_function(spec, {spec.root, candidate});
+  for (int trial = 0; trial < 2; ++trial) {
+    ir::Dims dims;
+    for (const auto& [name, range] : spec.ranges)
+      dims[name] = trial == 0 ? std::min(range.second, std::max<int64_t>(range.first, 3)) : range.second;
+    std::mt19937_64 rng(7 + trial);
+    std::normal_distribution<double> normal;
+    std::uniform_real_distribution<double> positive(0.5, 2.0);
+    std::vector<eval::Tensor> inputs;
+    try {
+      for (ir::NodeRef leaf : spec.leaves) {
+        eval::Tensor t = eval::Tensor::zeros(eval::concrete_shape(leaf->shape(), dims, {}));
+        for (double& v : t.data) v = trial == 0 ? normal(rng) : positive(rng);
+        inputs.push_back(std::move(t));
+      }
+      std::vector<eval::Tensor> out = eval::evaluate(fn, inputs, dims);
+      if (out[0].shape != out[1].shape) return false;
+      for (size_t i = 0; i < out[0].data.size(); ++i) {
+        double a = out[0].data[i], b = out[1].data[i];
+        if (std::isnan(a) && std::isnan(b)) continue;
+        if (!(std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}))) return false;
+      }
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string spec_key(const Spec& spec) {
+  std::string key = ir::print_function(spec_function(spec, {spec.root})) + "->" + spec.result_space;
+  for (const std::string& s : spec.leaf_spaces) key += "|" + s;
+  for (const auto& [name, range] : spec.ranges)
+    key += "|" + name + ":" + std::to_string(range.first) + "-" + std::to_string(range.second);
+  return key;
+}
+
+}  // namespace
+
+ir::NodeRef Spec::leaf(const ir::TensorType& type, const std::string& space) {
+  ir::NodeRef n = graph->input(static_cast<int64_t>(leaves.size()), "l" + std::to_string(leaves.size()), type);
+  leaves.push_back(n);
+  leaf_spaces.push_back(space);
+  return n;
+}
+
+ir::NodeRef instantiate(const hw::Instruction& instr, ir::Graph& into, const std::vector<ir::NodeRef>& args) {
+  std::map<ir::NodeRef, ir::NodeRef> mapped;
+  for (ir::NodeRef n : ir::topological_order(instr.semantics.kernel.outputs)) {
+    if (n->op() == ir::Op::Input) {
+      mapped[n] = args.at(static_cast<size_t>(n->attrs().index));
+      continue;
+    }
+    std::vector<ir::NodeRef> inputs;
+    for (ir::NodeRef i : n->inputs()) inputs.push_back(mapped.at(i));
+    mapped[n] = into.make(n->op(), std::move(inputs), n->attrs());
+  }
+  return mapped.at(instr.semantics.kernel.outputs.at(0));
+}
+
+std::string InstrTree::str() const {
+  if (!instr) return "l" + std::to_string(leaf);
+  std::string text = instr->name + "(";
+  for (size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + args[i].str();
+  for (const auto& [name, size] : sizes)
+    if (!size.is_constant() || args.empty()) text += (args.empty() ? "" : ", ") + name + "=" + size.str();
+  return text + ")";
+}
+
+std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
+  std::string key = spec_key(spec);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+
+  // Operand options: the leaves, then conversions of single leaves.
+  std::vector<Option> options;
+  for (size_t i = 0; i < spec.leaves.size(); ++i)
+    options.push_back({InstrTree{nullptr, static_cast<int>(i), {}, {}, 0}, spec.leaves[i]->type(), spec.leaf_spaces[i],
+                       {static_cast<int>(i)}});
+  size_t num_leaf_options = options.size();
+  for (const hw::Instruction& conv : target_.instructions) {
+    if (conv.operands.size() > 1) continue;
+    bool own_only = attrs_name_sizes(conv);
+    if (conv.operands.empty()) {
+      Binding binding;
+      if (std::optional<ir::TensorType> type = bound_result(conv, binding))
+        options.push_back({InstrTree{&conv, -1, {}, {}, reciprocal_throughput(conv, binding, spec)}, *type,
+                           conv.result.space, {}});
+      continue;
+    }
+    for (size_t i = 0; i < num_leaf_options; ++i) {
+      const Option& leaf = options[i];
+      Binding binding;
+      if (conv.operands[0].space != leaf.space || !unify(conv, conv.operands[0].type, leaf.type, spec, binding)) continue;
+      if (own_only && !binding_is_own(binding)) continue;
+      std::optional<ir::TensorType> type = bound_result(conv, binding);
+      if (!type || (*type == leaf.type && conv.result.space == leaf.space)) continue;
+      options.push_back({InstrTree{&conv, -1, {leaf.tree}, binding, reciprocal_throughput(conv, binding, spec)}, *type,
+                         conv.result.space, leaf.leaves});
+    }
+  }
+
+  // Top instructions over the options; numerically plausible ones by cost.
+  struct Candidate {
+    InstrTree tree;
+    ir::NodeRef root;
+  };
+  std::vector<Candidate> plausible;
+  std::set<std::string> seen;
+  std::map<const hw::Instruction*, Signature> instr_sig;
+  for (const hw::Instruction& instr : target_.instructions) instr_sig[&instr] = signature_of(instr.semantics.kernel.outputs);
+  Signature spec_sig = signature_of({spec.root});
+  std::function<Signature(const InstrTree&)> tree_sig = [&](const InstrTree& t) {
+    Signature sig;
+    if (!t.instr) return sig;
+    sig = instr_sig[t.instr];
+    for (const InstrTree& a : t.args) add_signature(sig, tree_sig(a));
+    return sig;
+  };
+  auto consider = [&](InstrTree tree) {
+    if (tree_sig(tree) != spec_sig) return;
+    std::string text = tree.str();
+    if (!seen.insert(text).second) return;
+    ++tried_;
+    ir::NodeRef root = nullptr;
+    try {
+      root = build(tree, spec);
+    } catch (const std::exception&) {
+      return;  // ill-typed once instantiated
+    }
+    if (root->type() != spec.root->type() || !agrees_numerically(spec, root)) return;
+    plausible.push_back({std::move(tree), root});
+  };
+  // A lone option can already be the answer (a conversion of a leaf).
+  for (size_t i = num_leaf_options; i < options.size(); ++i)
+    if (options[i].space == spec.result_space && options[i].type == spec.root->type() &&
+        options[i].leaves.size() == spec.leaves.size())
+      consider(options[i].tree);
+  for (const hw::Instruction& instr : target_.instructions) {
+    if (instr.result.space != spec.result_space) continue;
+    bool own_only = attrs_name_sizes(instr);
+    size_t k = instr.operands.size();
+    std::vector<const Option*> chosen(k);
+    std::function<void(size_t, const Binding&)> fill = [&](size_t p, const Binding& binding) {
+      if (p == k) {
+        std::set<int> used;
+        for (const Option* o : chosen) used.insert(o->leaves.begin(), o->leaves.end());
+        if (used.size() != spec.leaves.size()) return;
+        if (own_only && !binding_is_own(binding)) return;
+        std::optional<ir::TensorType> type = bound_result(instr, binding);
+        if (!type || *type != spec.root->type()) return;
+        InstrTree tree{&instr, -1, {}, binding, reciprocal_throughput(instr, binding, spec)};
+        for (const Option* o : chosen) {
+          tree.args.push_back(o->tree);
+          tree.cost += o->tree.cost;
+        }
+        consider(std::move(tree));
+        return;
+      }
+      for (const Option& o : options) {
+        if (o.space != instr.operands[p].space) continue;
+        Binding next = binding;
+        if (!unify(instr, instr.operands[p].type, o.type, spec, next)) continue;
+        chosen[p] = &o;
+        fill(p + 1, next);
+      }
+    };
+    if (k > 0) fill(0, {});
+  }
+  std::stable_sort(plausible.begin(), plausible.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.tree.cost < b.tree.cost; });
+
+  std::optional<Lowering> result;
+  for (const Candidate& c : plausible) {
+    smt::ProofResult proof = prover_.prove_equal(spec.root, c.root);
+    if (proof.verdict != smt::Verdict::Proved) continue;
+    ++proved_;
+    result = Lowering{c.tree, ir::print_numpy(spec_function(spec, {spec.root})), proof};
+    used_.push_back(*result);
+    break;
+  }
+  cache_[key] = result;
+  return result;
+}
+
+std::string emit_text(const InstrTree& tree, const std::vector<std::string>& leaf_text, const ir::Dims& dims,
+                      const std::string& result) {
+  if (!tree.instr) return leaf_text.at(static_cast<size_t>(tree.leaf));
+  std::map<std::string, std::string> fill;
+  for (size_t i = 0; i < tree.args.size(); ++i)
+    fill[tree.instr->operands[i].name] = emit_text(tree.args[i], leaf_text, dims);
+  for (const auto& [name, size] : tree.sizes) {
+    std::optional<int64_t> value = size.evaluate(dims);
+    if (!value) throw InternalError(__FILE__, __LINE__, "size " + size.str() + " unknown when emitting " + tree.instr->name);
+    fill[name] = std::to_string(*value);
+  }
+  fill["result"] = result;
+  const std::string& pattern = tree.instr->emit;
+  std::string text;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    size_t close = pattern[i] == '{' ? pattern.find('}', i) : std::string::npos;
+    if (close != std::string::npos) {
+      auto it = fill.find(pattern.substr(i + 1, close - i - 1));
+      if (it != fill.end()) {
+        text += it->second;
+        i = close;
+        continue;
+      }
+    }
+    text += pattern[i];
+  }
+  return text;
+}
+
+}  // namespace axon::isa

@@ -1,0 +1,97 @@
+#include "tile/tiling.h"
+
+#include <algorithm>
+
+namespace axon::tile {
+namespace {
+
+// The vector loop: the one along which most leaves are contiguous and none
+// needs a gather, the output contiguous (or the loop reduced). A scan's own
+// loop is a last resort (it then runs one lane at a time).
+int choose_vec_dim(const Stage& s) {
+  int best = -1;
+  int64_t best_score = INT64_MIN;
+  for (size_t d = 0; d < s.extents.size(); ++d) {
+    bool reduced = s.reduced[d];
+    if (!reduced && s.out.strides[d] != 1) continue;  // no scatters
+    int64_t score = 0;
+    for (const Access& a : s.leaves) {
+      LaneAccess k = lane_access(a, static_cast<int>(d));
+      score += k == LaneAccess::Contiguous ? 4 : k == LaneAccess::Strided ? -6 : 0;
+    }
+    if (static_cast<int>(d) == s.scan_dim) score -= 100;
+    if (!reduced) score += 1;
+    if (s.extents[d] == 1) score -= 50;
+    score = score * 64 + static_cast<int64_t>(d);  // later loops break ties
+    if (score > best_score) best_score = score, best = static_cast<int>(d);
+  }
+  return best;
+}
+
+}  // namespace
+
+LaneAccess lane_access(const Access& access, int vec_dim) {
+  if (vec_dim < 0) return LaneAccess::Broadcast;
+  int64_t stride = access.strides.at(static_cast<size_t>(vec_dim));
+  return stride == 0 ? LaneAccess::Broadcast : stride == 1 ? LaneAccess::Contiguous : LaneAccess::Strided;
+}
+
+TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
+  TileChoice choice;
+  TileParams& p = choice.params;
+  p.lanes = target.lanes;
+  p.vec_dim = choose_vec_dim(s);
+  bool vec_reduced = p.vec_dim >= 0 && s.reduced[static_cast<size_t>(p.vec_dim)];
+  bool folds = false;
+  for (bool r : s.reduced) folds |= r;
+  // Register blocking pays when some leaf does not move along a kept loop:
+  // the innermost such loop becomes the rows of the register tile.
+  if (folds && !vec_reduced && s.scan_dim < 0) {
+    for (int d = static_cast<int>(s.extents.size()) - 1; d >= 0; --d) {
+      if (d == p.vec_dim || s.reduced[static_cast<size_t>(d)] || s.extents[static_cast<size_t>(d)] < 2) continue;
+      bool reuse = false;
+      for (const Access& a : s.leaves) reuse |= a.strides[static_cast<size_t>(d)] == 0;
+      if (reuse) p.rows_dim = d;
+      break;
+    }
+  }
+  ir::Size MR = ir::Size::name("MR"), NV = ir::Size::name("NV"), W = ir::Size::name("W");
+  int64_t vec_extent = p.vec_dim >= 0 ? s.extents[static_cast<size_t>(p.vec_dim)] : 1;
+  int64_t red = 1;
+  for (size_t d = 0; d < s.extents.size(); ++d)
+    if (s.reduced[d] && static_cast<int>(d) != p.vec_dim) red *= s.extents[d];
+  choice.constraints = {
+      {"accumulators and operands fit in the vector registers", MR * NV + NV + MR, target.registers},
+      {"a register tile does not exceed the vector loop", (NV - 1) * W, std::max<int64_t>(vec_extent - 1, 0)},
+      {"the reduction panel of one register tile stays in L2", 4 * ir::Size(red) * (MR + NV * W),
+       target.l2_bytes / 2},
+  };
+  if (p.rows_dim >= 0)
+    choice.constraints.push_back({"a register tile does not exceed the row loop", MR - 1,
+                                  s.extents[static_cast<size_t>(p.rows_dim)] - 1});
+  else
+    choice.constraints.push_back({"no row blocking without reuse", MR, 1});
+  // Enumerate, keep the valid assignment with the most accumulators (reuse),
+  // then the most vectors (fewer loads of shared leaves).
+  int best_mr = 1, best_nv = 1;
+  for (int mr : {1, 2, 3, 4, 6, 8}) {
+    for (int nv : {1, 2, 3, 4}) {
+      ++choice.enumerated;
+      ir::Dims at{{"MR", mr}, {"NV", nv}, {"W", target.lanes}};
+      bool ok = true;
+      for (const TileConstraint& c : choice.constraints) ok = ok && c.lhs.evaluate(at).value_or(0) <= c.bound;
+      if (!ok) continue;
+      ++choice.valid;
+      if (mr * nv > best_mr * best_nv || (mr * nv == best_mr * best_nv && nv > best_nv)) best_mr = mr, best_nv = nv;
+    }
+  }
+  if (s.combine == Combine::None && !folds) best_mr = 1;
+  p.mr = best_mr;
+  p.nv = s.scan_dim == p.vec_dim && s.scan_dim >= 0 ? 1 : best_nv;
+  int64_t points = 1;
+  for (int64_t e : s.extents) points *= e;
+  p.threads = points >= 32768 ? target.cores : 1;
+  return choice;
+}
+
+}  // namespace axon::tile

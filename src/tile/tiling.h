@@ -1,0 +1,56 @@
+// Symbolic tiling of one stage for a vector target.
+//
+// Three levels: the instruction tile (W lanes along the vector loop), the
+// register tile (MR rows x NV vectors of accumulators, the on-chip tile
+// group) and the blocks in main memory (the outer loops, split over the
+// cores). The parameters are symbolic sizes; the constraints are size
+// expressions over them bounded by the description's capacities. Every
+// assignment of a small candidate set is checked and the best valid one is
+// the default tiling.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/size.h"
+#include "tile/plan.h"
+
+namespace axon::tile {
+
+/// What tiling needs to know about a target.
+struct TargetShape {
+  int lanes = 1;                 // W: f32 lanes of a vector register
+  int registers = 16;            // vector registers
+  int64_t l1_bytes = 32 << 10;   // innermost cache
+  int64_t l2_bytes = 1 << 20;
+  int cores = 1;
+  bool has_tail = true;          // masked loads and stores exist
+};
+
+struct TileParams {
+  int vec_dim = -1;    // the loop vectorized by W lanes
+  int rows_dim = -1;   // the loop blocked by MR (register reuse), or -1
+  int lanes = 1;       // W
+  int mr = 1, nv = 1;  // register tile
+  int threads = 1;     // over the outer blocks
+};
+
+struct TileConstraint {
+  std::string what;  // "accumulators fit in registers"
+  ir::Size lhs;      // over MR, NV, W and the stage's extents
+  int64_t bound;     // lhs <= bound
+};
+
+struct TileChoice {
+  TileParams params;
+  std::vector<TileConstraint> constraints;
+  int valid = 0, enumerated = 0;  // assignments
+};
+
+TileChoice choose_tiling(const Stage& stage, const TargetShape& target);
+
+/// How a leaf or the output moves along the vector loop.
+enum class LaneAccess { Broadcast, Contiguous, Strided };
+LaneAccess lane_access(const Access& access, int vec_dim);
+
+}  // namespace axon::tile
