@@ -219,6 +219,7 @@ class CpuEmitter {
       ir::NodeRef made;
       if (n->op() == ir::Op::Input) made = t.leaves.at(static_cast<size_t>(n->attrs().index));
       else if (n->op() == ir::Op::Const) made = t.graph->constant(n->attrs().value);
+      else if (n->op() == ir::Op::Pow && expandable_power(n->attrs().value)) made = expand_power(t, copy(n->input(0)), n->attrs().value);
       else {
         std::vector<ir::NodeRef> inputs;
         for (ir::NodeRef i : n->inputs()) inputs.push_back(copy(i));
@@ -236,6 +237,20 @@ class CpuEmitter {
     t.root = body;
     t.cover = isa::cover_expression(t.root, reg_, synth_, fn_.loc);
     return t;
+  }
+
+  // x ** k as the products, square root and reciprocal that define it in the
+  // semantics (smt/encode.cpp), so that the target's arithmetic covers it.
+  static bool expandable_power(double k) {
+    double m = std::fabs(k), whole = std::floor(m);
+    return m <= 8.5 && m >= 0.5 && (m == whole || m - whole == 0.5);
+  }
+  ir::NodeRef expand_power(Tile& t, ir::NodeRef x, double k) {
+    double m = std::fabs(k);
+    int whole = static_cast<int>(std::floor(m));
+    ir::NodeRef r = m - whole == 0.5 ? t.graph->make(ir::Op::Sqrt, {x}, {}) : nullptr;
+    for (int i = 0; i < whole; ++i) r = r ? t.graph->make(ir::Op::Mul, {r, x}, {}) : x;
+    return k > 0 ? r : t.graph->make(ir::Op::Recip, {r}, {});
   }
 
   ir::Attrs attrs_broadcast() {
@@ -341,7 +356,9 @@ class CpuEmitter {
     ++indent_;
     int v = p.vec_dim;
     bool vec_reduced = v >= 0 && s.reduced[static_cast<size_t>(v)];
-    if (v < 0 || (s.scan_dim >= 0 && s.scan_dim == v)) emit_lane1(s, p);
+    bool backwards = false;
+    for (const Access& a : s.leaves) backwards |= v >= 0 && a.strides[static_cast<size_t>(v)] < 0;
+    if (v < 0 || (s.scan_dim >= 0 && s.scan_dim == v) || (backwards && s.combine == Combine::None)) emit_lane1(s, p);
     else if (vec_reduced) emit_reduce_inner(s, p);
     else emit_vector_kept(s, p);
     close();
@@ -548,6 +565,7 @@ class CpuEmitter {
     std::vector<int> outer;
     for (size_t d = 0; d < s.extents.size(); ++d)
       if (static_cast<int>(d) != s.scan_dim) outer.push_back(static_cast<int>(d));
+    v = -1;  // every leaf is read one element at a time
     open_outer(s, outer, 1, "", p.threads);
     std::vector<std::string> idx = base_index(s);
     Mode mode = shape_.lanes > 1 ? Mode::Lane1 : Mode::Vec;

@@ -185,8 +185,12 @@ z3::expr Encoder::apply(const TermRef& t) {
         for (int k = 0; k < static_cast<int>(std::fabs(e)); ++k) r = k == 0 ? a[0] : r * a[0];
         return e >= 0 ? r : recip_fn(r);
       }
-      if (e == 0.5) return sqrt_fn(a[0]);
-      if (e == -0.5) return recip_fn(sqrt_fn(a[0]));
+      if (std::fabs(e) - std::floor(std::fabs(e)) == 0.5 && std::fabs(e) <= 8.5) {
+        // x ^ (n + 1/2) = x^n * sqrt(x): both sides are undefined (NaN) for x < 0.
+        z3::expr r = sqrt_fn(a[0]);
+        for (int k = 0; k < static_cast<int>(std::floor(std::fabs(e))); ++k) r = r * a[0];
+        return e > 0 ? r : recip_fn(r);
+      }
       char exact[64];  // the exponent's exact value names the function: distinct exponents never share one
       std::snprintf(exact, sizeof exact, "%a", e);
       std::string name = std::string("pow_") + exact;

@@ -303,8 +303,17 @@ class Planner {
     if (!is_elementwise(n->op()))
       throw InternalError(__FILE__, __LINE__, std::string("unplanned input ") + ir::op_name(n->op()));
     std::vector<ir::NodeRef> args;
-    for (ir::NodeRef i : n->inputs()) args.push_back(build(s, i, align(i, n, m)));
-    return s.graph->make(n->op(), std::move(args), n->attrs());
+    bool constant = true;
+    for (ir::NodeRef i : n->inputs()) {
+      args.push_back(build(s, i, align(i, n, m)));
+      constant = constant && args.back()->op() == ir::Op::Const;
+    }
+    ir::NodeRef made = s.graph->make(n->op(), std::move(args), n->attrs());
+    if (!constant) return made;
+    // Folded here, in float64 like the reference: sizes arithmetic, constants.
+    ir::Function scalar;
+    scalar.outputs = {made};
+    return s.graph->constant(eval::evaluate(scalar, {}, {}).at(0).data.at(0));
   }
 
   // The index map of operand `x` of `y` under NumPy broadcasting.

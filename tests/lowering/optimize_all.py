@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Optimizes every bench kernel and test program for the cpu target at its test
+sizes and at prime sizes (which divide no tile), and requires `axon optimize`
+to succeed: it validates each candidate against the float64 reference
+interpreter itself (rtol 1e-4, atol 1e-5 x reduction length) and fails when
+none is valid. Also runs `axon exec` on one result and compares with
+`axon run`."""
+import argparse
+import ast
+import concurrent.futures
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def next_prime(n):
+    def prime(k):
+        return k > 1 and all(k % d for d in range(2, int(k ** 0.5) + 1))
+    while not prime(n):
+        n += 1
+    return n
+
+
+def test_sizes(path):
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SIZES" for t in node.targets):
+            return ast.literal_eval(node.value).get("test", {})
+    return {}
+
+
+def optimize(axon, program, dims, out, variants):
+    cmd = [axon, "optimize", str(program), "-o", out, "--variants", str(variants), "--quiet"]
+    if dims:
+        cmd += ["--dims", dims]
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    return p.returncode, (p.stdout + p.stderr).strip(), time.time() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--axon", required=True)
+    ap.add_argument("--variants", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("programs", nargs="*")
+    args = ap.parse_args()
+    programs = [pathlib.Path(p) for p in args.programs] or sorted((ROOT / "bench/kernels").glob("*.py")) + sorted(
+        (ROOT / "tests/programs").glob("*.py"))
+    jobs = []
+    for prog in programs:
+        sizes = test_sizes(prog)
+        jobs.append((prog, "test" if sizes else "", "test"))
+        if sizes:
+            primes = ",".join(f"{k}={next_prime(max(v, 5))}" for k, v in sizes.items())
+            jobs.append((prog, primes, "primes"))
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        futures = {}
+        for i, (prog, dims, kind) in enumerate(jobs):
+            futures[pool.submit(optimize, args.axon, prog, dims, f"{tmp}/{i}", args.variants)] = (prog, dims, kind)
+        for f in concurrent.futures.as_completed(futures):
+            prog, dims, kind = futures[f]
+            rc, text, secs = f.result()
+            name = prog.relative_to(ROOT) if prog.is_absolute() and ROOT in prog.parents else prog
+            status = "ok" if rc == 0 else "FAIL"
+            print(f"{status:4} {name} [{kind}: {dims}] {secs:.1f}s  {text.splitlines()[-1] if text else ''}", flush=True)
+            if rc != 0:
+                failures += 1
+                print("     " + text.replace("\n", "\n     "), flush=True)
+    print(f"{len(jobs) - failures} of {len(jobs)} optimized and validated")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
