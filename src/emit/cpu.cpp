@@ -20,27 +20,6 @@ using tile::Combine;
 using tile::LaneAccess;
 using tile::Stage;
 
-// A hole given as NumPy text: `def hole(l0: "...", ...): return ...`.
-isa::Spec source_spec(const std::string& what, const std::string& text, const std::vector<std::string>& spaces,
-                      const std::string& result_space, std::map<std::string, std::pair<int64_t, int64_t>> ranges) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "<" + what + " hole>";
-  file->text = "import numpy as np\n" + text + "\n";
-  ir::Program program = lang::compile_source(file);
-  isa::Spec spec;
-  spec.graph = program.graph;
-  for (size_t i = 0; i < program.kernel.params.size(); ++i) {
-    const ir::Param& p = program.kernel.params[i];
-    spec.leaves.push_back(spec.graph->input(static_cast<int64_t>(i), p.name, p.type));
-    spec.leaf_spaces.push_back(spaces.at(i));
-  }
-  spec.root = program.kernel.outputs.at(0);
-  spec.result_space = result_space;
-  spec.ranges = std::move(ranges);
-  spec.what = what;
-  return spec;
-}
-
 std::string float_literal(double v) {
   if (std::isinf(v)) return v > 0 ? "__builtin_inff()" : "(-__builtin_inff())";
   if (std::isnan(v)) return "__builtin_nanf(\"\")";
@@ -142,32 +121,32 @@ class CpuEmitter {
       const std::string& m = mem_;
       const std::string& r = reg_;
       if (name == "load")
-        spec = source_spec(name, "def h(x: 'f32[" + W + "]'):\n    return x", {m}, r, {});
+        spec = isa::spec_from_source(name, "def h(x: 'f32[" + W + "]'):\n    return x", {m}, r, {});
       else if (name == "load_tail")
-        spec = source_spec(name, "def h(x: 'f32[R]'):\n    return x", {m}, r, tail);
+        spec = isa::spec_from_source(name, "def h(x: 'f32[R]'):\n    return x", {m}, r, tail);
       else if (name == "load_bcast")
-        spec = source_spec(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {m}, r, {});
+        spec = isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {m}, r, {});
       else if (name == "load_strided")
-        spec = source_spec(name, "def h(x: 'f32[" + W + ", S]'):\n    return x[:, 0]", {m}, r, strided);
+        spec = isa::spec_from_source(name, "def h(x: 'f32[" + W + ", S]'):\n    return x[:, 0]", {m}, r, strided);
       else if (name == "load_strided_tail") {
         auto ranges = tail;
         ranges.insert(strided.begin(), strided.end());
-        spec = source_spec(name, "def h(x: 'f32[R, S]'):\n    return x[:, 0]", {m}, r, ranges);
+        spec = isa::spec_from_source(name, "def h(x: 'f32[R, S]'):\n    return x[:, 0]", {m}, r, ranges);
       } else if (name == "store")
-        spec = source_spec(name, "def h(v: 'f32[" + W + "]'):\n    return v", {r}, m, {});
+        spec = isa::spec_from_source(name, "def h(v: 'f32[" + W + "]'):\n    return v", {r}, m, {});
       else if (name == "store_tail")
-        spec = source_spec(name, "def h(v: 'f32[R]'):\n    return v", {r}, m, tail);
+        spec = isa::spec_from_source(name, "def h(v: 'f32[R]'):\n    return v", {r}, m, tail);
       else if (name == "store_scalar")
-        spec = source_spec(name, "def h(v: 'f32[]'):\n    return v", {r}, m, {});
+        spec = isa::spec_from_source(name, "def h(v: 'f32[]'):\n    return v", {r}, m, {});
       else if (name == "splat")
-        spec = source_spec(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {r}, r, {});
+        spec = isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {r}, r, {});
       else if (name == "zero")
-        spec = source_spec(name, "def h():\n    return np.broadcast_to(0.0, (" + W + ",))", {}, r, {});
+        spec = isa::spec_from_source(name, "def h():\n    return np.broadcast_to(0.0, (" + W + ",))", {}, r, {});
       else if (name == "merge_tail")
-        spec = source_spec(name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])",
+        spec = isa::spec_from_source(name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])",
                            {r, r}, r, tail);
       else if (name == "sum" || name == "max" || name == "min")
-        spec = source_spec("horizontal " + name, "def h(x: 'f32[" + W + "]'):\n    return np." + name + "(x)", {r}, r,
+        spec = isa::spec_from_source("horizontal " + name, "def h(x: 'f32[" + W + "]'):\n    return np." + name + "(x)", {r}, r,
                            {});
       else
         throw InternalError(__FILE__, __LINE__, "unknown hole " + name);
@@ -219,7 +198,8 @@ class CpuEmitter {
       ir::NodeRef made;
       if (n->op() == ir::Op::Input) made = t.leaves.at(static_cast<size_t>(n->attrs().index));
       else if (n->op() == ir::Op::Const) made = t.graph->constant(n->attrs().value);
-      else if (n->op() == ir::Op::Pow && expandable_power(n->attrs().value)) made = expand_power(t, copy(n->input(0)), n->attrs().value);
+      else if (n->op() == ir::Op::Pow && isa::expandable_power(n->attrs().value))
+        made = isa::expand_power(*t.graph, copy(n->input(0)), n->attrs().value);
       else {
         std::vector<ir::NodeRef> inputs;
         for (ir::NodeRef i : n->inputs()) inputs.push_back(copy(i));
@@ -237,20 +217,6 @@ class CpuEmitter {
     t.root = body;
     t.cover = isa::cover_expression(t.root, reg_, synth_, fn_.loc);
     return t;
-  }
-
-  // x ** k as the products, square root and reciprocal that define it in the
-  // semantics (smt/encode.cpp), so that the target's arithmetic covers it.
-  static bool expandable_power(double k) {
-    double m = std::fabs(k), whole = std::floor(m);
-    return m <= 8.5 && m >= 0.5 && (m == whole || m - whole == 0.5);
-  }
-  ir::NodeRef expand_power(Tile& t, ir::NodeRef x, double k) {
-    double m = std::fabs(k);
-    int whole = static_cast<int>(std::floor(m));
-    ir::NodeRef r = m - whole == 0.5 ? t.graph->make(ir::Op::Sqrt, {x}, {}) : nullptr;
-    for (int i = 0; i < whole; ++i) r = r ? t.graph->make(ir::Op::Mul, {r, x}, {}) : x;
-    return k > 0 ? r : t.graph->make(ir::Op::Recip, {r}, {});
   }
 
   ir::Attrs attrs_broadcast() {

@@ -1,6 +1,8 @@
 #include "isa/cover.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -56,6 +58,7 @@ class Coverer {
   Spec region_spec(ir::NodeRef n, const Frontier& frontier, std::vector<ir::NodeRef>& cut) {
     Spec spec;
     spec.result_space = space_;
+    spec.ranges = ranges;
     std::map<ir::NodeRef, ir::NodeRef> mapped;
     for (ir::NodeRef f : frontier) {
       if (mapped.count(f)) continue;
@@ -101,6 +104,8 @@ class Coverer {
     return cover;
   }
 
+ std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+
  private:
   ir::NodeRef root_;
   std::string space_;
@@ -111,8 +116,24 @@ class Coverer {
 
 }  // namespace
 
-Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc) {
-  return Coverer(root, space, synth).run(loc);
+Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc,
+                       const std::map<std::string, std::pair<int64_t, int64_t>>& ranges) {
+  Coverer coverer(root, space, synth);
+  coverer.ranges = ranges;
+  return coverer.run(loc);
+}
+
+bool expandable_power(double k) {
+  double m = std::fabs(k), whole = std::floor(m);
+  return m <= 8.5 && m >= 0.5 && (m == whole || m - whole == 0.5);
+}
+
+ir::NodeRef expand_power(ir::Graph& graph, ir::NodeRef x, double k) {
+  double m = std::fabs(k);
+  int whole = static_cast<int>(std::floor(m));
+  ir::NodeRef r = m - whole == 0.5 ? graph.make(ir::Op::Sqrt, {x}, {}) : nullptr;
+  for (int i = 0; i < whole; ++i) r = r ? graph.make(ir::Op::Mul, {r, x}, {}) : x;
+  return k > 0 ? r : graph.make(ir::Op::Recip, {r}, {});
 }
 
 }  // namespace axon::isa

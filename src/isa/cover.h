@@ -30,6 +30,14 @@ struct Cover {
 /// values in `space` and whose Const nodes are scalars that a cover may take as
 /// a broadcast leaf). Throws a UserError (at `loc`) naming the op when no
 /// instruction of the target computes some node.
-Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc);
+/// `ranges` bounds the symbolic sizes of the leaf types (tile sizes).
+Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc,
+                       const std::map<std::string, std::pair<int64_t, int64_t>>& ranges = {});
+
+/// Whether x ** k is written with products, square roots and reciprocals by
+/// its semantics (smt/encode.cpp): |k| an integer or a half-integer up to 8.5.
+bool expandable_power(double k);
+/// x ** k built that way in `graph`, so that a target's arithmetic covers it.
+ir::NodeRef expand_power(ir::Graph& graph, ir::NodeRef x, double k);
 
 }  // namespace axon::isa

@@ -8,6 +8,7 @@
 
 #include "eval/interpreter.h"
 #include "ir/graph.h"
+#include "lang/load.h"
 
 namespace axon::isa {
 namespace {
@@ -98,10 +99,20 @@ Signature signature_of(const std::vector<ir::NodeRef>& roots, const std::set<ir:
       case ir::Op::Select:
         ++sig[n->op()];
         break;
+      case ir::Op::Div:  // a / b is a * recip(b) to the prover
+      case ir::Op::Recip:
+        ++sig[ir::Op::Recip];
+        break;
       default: break;
     }
   }
   return sig;
+}
+
+bool within(const Signature& part, const Signature& whole) {
+  for (const auto& [op, count] : part)
+    if (!whole.count(op) || whole.at(op) < count) return false;
+  return true;
 }
 
 void add_signature(Signature& into, const Signature& more) {
@@ -189,6 +200,26 @@ std::string spec_key(const Spec& spec) {
 
 }  // namespace
 
+Spec spec_from_source(const std::string& what, const std::string& text, const std::vector<std::string>& spaces,
+                      const std::string& result_space, std::map<std::string, std::pair<int64_t, int64_t>> ranges) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "<" + what + " hole>";
+  file->text = "import numpy as np\n" + text + "\n";
+  ir::Program program = lang::compile_source(file);
+  Spec spec;
+  spec.graph = program.graph;
+  for (size_t i = 0; i < program.kernel.params.size(); ++i) {
+    const ir::Param& p = program.kernel.params[i];
+    spec.leaves.push_back(spec.graph->input(static_cast<int64_t>(i), p.name, p.type));
+    spec.leaf_spaces.push_back(spaces.at(i));
+  }
+  spec.root = program.kernel.outputs.at(0);
+  spec.result_space = result_space;
+  spec.ranges = std::move(ranges);
+  spec.what = what;
+  return spec;
+}
+
 ir::NodeRef Spec::leaf(const ir::TensorType& type, const std::string& space) {
   ir::NodeRef n = graph->input(static_cast<int64_t>(leaves.size()), "l" + std::to_string(leaves.size()), type);
   leaves.push_back(n);
@@ -223,7 +254,13 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
   std::string key = spec_key(spec);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
 
-  // Operand options: the leaves, then conversions of single leaves.
+  std::map<const hw::Instruction*, Signature> instr_sig;
+  for (const hw::Instruction& instr : target_.instructions) instr_sig[&instr] = signature_of(instr.semantics.kernel.outputs);
+  Signature spec_sig = signature_of({spec.root});
+
+  // Operand options: the leaves, then conversions of single leaves (loads,
+  // broadcasts, transposes), and unary instructions whose primitive ops the
+  // spec has (a reciprocal feeding a multiply, say).
   std::vector<Option> options;
   for (size_t i = 0; i < spec.leaves.size(); ++i)
     options.push_back({InstrTree{nullptr, static_cast<int>(i), {}, {}, 0}, spec.leaves[i]->type(), spec.leaf_spaces[i],
@@ -245,7 +282,9 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
       if (conv.operands[0].space != leaf.space || !unify(conv, conv.operands[0].type, leaf.type, spec, binding)) continue;
       if (own_only && !binding_is_own(binding)) continue;
       std::optional<ir::TensorType> type = bound_result(conv, binding);
-      if (!type || (*type == leaf.type && conv.result.space == leaf.space)) continue;
+      if (!type) continue;
+      bool converts = !(*type == leaf.type && conv.result.space == leaf.space);
+      if (!converts && (instr_sig[&conv].empty() || !within(instr_sig[&conv], spec_sig))) continue;
       options.push_back({InstrTree{&conv, -1, {leaf.tree}, binding, reciprocal_throughput(conv, binding, spec)}, *type,
                          conv.result.space, leaf.leaves});
     }
@@ -258,9 +297,6 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
   };
   std::vector<Candidate> plausible;
   std::set<std::string> seen;
-  std::map<const hw::Instruction*, Signature> instr_sig;
-  for (const hw::Instruction& instr : target_.instructions) instr_sig[&instr] = signature_of(instr.semantics.kernel.outputs);
-  Signature spec_sig = signature_of({spec.root});
   std::function<Signature(const InstrTree&)> tree_sig = [&](const InstrTree& t) {
     Signature sig;
     if (!t.instr) return sig;

@@ -76,6 +76,12 @@ class Synthesizer {
   int tried_ = 0, proved_ = 0;
 };
 
+/// A hole written as NumPy: `text` is one `def` whose parameters are the
+/// leaves (in `spaces`) and whose return value is the root.
+Spec spec_from_source(const std::string& what, const std::string& text, const std::vector<std::string>& spaces,
+                      const std::string& result_space,
+                      std::map<std::string, std::pair<int64_t, int64_t>> ranges);
+
 /// The instruction's semantics with its parameters replaced by `args`, built in `into`.
 ir::NodeRef instantiate(const hw::Instruction& instr, ir::Graph& into, const std::vector<ir::NodeRef>& args);
 

@@ -1,0 +1,111 @@
+// Lowering end to end below the command line: golden emitted code, the
+// test-only fused instruction picked up from data, and Trainium lowerings.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "emit/cpu.h"
+#include "emit/trn1.h"
+#include "eval/bind.h"
+#include "hw/description.h"
+#include "lang/load.h"
+
+namespace axon {
+namespace {
+
+const std::string kSource = AXON_SOURCE_DIR;
+
+struct Lowered {
+  emit::CpuKernel kernel;
+  std::vector<std::string> instructions;  // every instruction name used
+  bool all_proved = true;
+};
+
+Lowered lower_cpu(const std::string& program_path, const ir::Dims& dims, const std::string& target_path) {
+  ir::Program program = lang::load_program(program_path);
+  hw::Description target = hw::load_description(target_path);
+  tile::Plan plan = tile::plan_function(program.kernel, dims);
+  smt::Prover prover;
+  isa::Synthesizer synth(target, prover);
+  Lowered l;
+  l.kernel = emit::emit_cpu(plan, program.kernel, target, synth, program.kernel.name);
+  std::function<void(const isa::InstrTree&)> walk = [&](const isa::InstrTree& t) {
+    if (t.instr) l.instructions.push_back(t.instr->name);
+    for (const isa::InstrTree& a : t.args) walk(a);
+  };
+  for (const isa::Lowering& used : synth.used()) {
+    walk(used.tree);
+    l.all_proved = l.all_proved && used.proof.verdict == smt::Verdict::Proved;
+  }
+  return l;
+}
+
+bool uses(const Lowered& l, const std::string& name) {
+  return std::find(l.instructions.begin(), l.instructions.end(), name) != l.instructions.end();
+}
+
+// Emitted code is compared with a committed file; AXON_UPDATE_GOLDEN=1 rewrites it.
+void expect_golden(const std::string& name, const std::string& text) {
+  std::string path = kSource + "/tests/emit/golden/" + name;
+  const char* update = std::getenv("AXON_UPDATE_GOLDEN");
+  if (update && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << text;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path << " is missing: run the tests once with AXON_UPDATE_GOLDEN=1";
+  std::stringstream want;
+  want << in.rdbuf();
+  EXPECT_EQ(want.str(), text) << "emitted code differs from " << path
+                              << " (if the change is intended: AXON_UPDATE_GOLDEN=1 ctest -R Golden)";
+}
+
+// The kernel without the prelude (which is the description's file, not emitted code).
+std::string kernel_part(const std::string& source) { return source.substr(source.find("// ---- kernel ----")); }
+
+TEST(Golden, RmsnormAvx2) {
+  Lowered l = lower_cpu(kSource + "/examples/rmsnorm.py", {{"M", 7}, {"N", 33}}, kSource + "/hw/x86-avx2.json");
+  EXPECT_TRUE(l.all_proved);
+  expect_golden("rmsnorm_avx2.cpp", kernel_part(l.kernel.source));
+}
+
+TEST(Golden, MatmulAvx512) {
+  Lowered l = lower_cpu(kSource + "/bench/kernels/matmul.py", {{"M", 9}, {"K", 5}, {"N", 37}}, kSource + "/hw/x86-avx512.json");
+  EXPECT_TRUE(l.all_proved);
+  EXPECT_TRUE(uses(l, "fmadd_ps"));
+  expect_golden("matmul_avx512.cpp", kernel_part(l.kernel.source));
+}
+
+TEST(Synthesis, PicksUpTheFusedInstructionOfATestDescription) {
+  std::string program = testing::TempDir() + "/fused_relu.py";
+  std::ofstream(program) << "import numpy as np\n\ndef k(a: 'f32[M, N]', b: 'f32[M, N]', c: 'f32[M, N]'):\n"
+                            "    return np.maximum(a * b + c, 0.0)\n";
+  Lowered fused = lower_cpu(program, {{"M", 3}, {"N", 8}}, kSource + "/hw/test-fused.json");
+  EXPECT_TRUE(fused.all_proved);
+  EXPECT_TRUE(uses(fused, "fused_mul_add_relu"));
+  EXPECT_NE(fused.kernel.source.find("_mm_max_ps(_mm_add_ps(_mm_mul_ps("), std::string::npos);  // its emit
+  // The same program on AVX2, which has no such instruction, uses its own.
+  Lowered plain = lower_cpu(program, {{"M", 3}, {"N", 8}}, kSource + "/hw/x86-avx2.json");
+  EXPECT_FALSE(uses(plain, "fused_mul_add_relu"));
+  EXPECT_TRUE(uses(plain, "max_ps"));
+}
+
+TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
+  hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
+  for (std::string name : {"matmul", "transpose_matmul", "softmax", "rmsnorm", "rmsnorm_matmul"}) {
+    ir::Program program = lang::load_program(kSource + "/bench/kernels/" + name + ".py");
+    ir::Dims dims = eval::bind_dims(program.kernel, program.size_presets.at("test"),
+                                    std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
+    tile::Plan plan = tile::plan_function(program.kernel, dims);
+    smt::Prover prover;
+    isa::Synthesizer synth(target, prover);
+    std::string listing = emit::lower_trn1(plan, program.kernel, target, synth);
+    bool contraction = name.find("matmul") != std::string::npos;
+    EXPECT_EQ(listing.find("nc_matmul(") != std::string::npos, contraction) << name << "\n" << listing;
+    for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << name;
+  }
+}
+
+}  // namespace
+}  // namespace axon
