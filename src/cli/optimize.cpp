@@ -197,6 +197,12 @@ int optimize(const Word& command, const ParsedArgs& args) {
       continue;
     }
     c.compiled = true;
+    if (!cpu_supports(target)) {
+      c.status = "compiled, not run: this CPU lacks " + target.requires_cpu;
+      if (!quiet) std::cout << "  " << c.name << ": " << c.status << "\n";
+      candidates.push_back(std::move(c));
+      continue;
+    }
     tune::RunRequest request;
     request.so_path = c.dir + "/kernel.so";
     request.inputs = f32_inputs;
@@ -223,6 +229,11 @@ int optimize(const Word& command, const ParsedArgs& args) {
   for (const Candidate& c : candidates)
     if (c.valid && (!best || c.seconds < best->seconds)) best = &c;
   if (!best) {
+    if (!cpu_supports(target))
+      throw UserError(args.last("--target") ? args.last("--target")->loc : command.loc,
+                      "this CPU cannot run code for " + target.name + " (it needs " + target.requires_cpu +
+                          "): the candidates were emitted and compiled in " + work.string() +
+                          " but none could be validated or timed");
     std::string why = candidates.empty() ? "no candidates" : candidates[0].status;
     throw UserError(fn.loc, "no candidate kernel was valid (first: " + why + "); see " + work.string());
   }

@@ -298,14 +298,19 @@ class CpuEmitter {
     for (int d : dims) total *= s.extents[static_cast<size_t>(d)];
     if (threads > 1 && total > 1) line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
     open_loop("blk", total);
+    // The blocks of the vector (and row) loops vary fastest, the outer loops
+    // slowest: consecutive iterations of a thread touch neighbouring memory.
     line("int64_t rest = blk;");
+    if (!extra_var.empty()) {
+      line("const int64_t " + extra_var + " = rest % " + std::to_string(extra) + ";");
+      line("rest /= " + std::to_string(extra) + ";");
+    }
     for (auto it = dims.rbegin(); it != dims.rend(); ++it) {
       int64_t e = s.extents[static_cast<size_t>(*it)];
       line("const int64_t i" + std::to_string(*it) + " = rest % " + std::to_string(e) + ";");
       line("rest /= " + std::to_string(e) + ";");
     }
-    if (!extra_var.empty()) line("const int64_t " + extra_var + " = rest;");
-    else line("(void)rest;");
+    line("(void)rest;");
   }
 
   std::vector<std::string> base_index(const Stage& s) {
@@ -619,6 +624,7 @@ class CpuEmitter {
       << "#include <cstdint>\n#include <cstdlib>\n#include \"kernel.h\"\n"
       << "// ---- prelude: the helpers the description's instructions call ----\n"
       << prelude_ << "\n// ---- kernel ----\n"
+      << "namespace {\nstruct axon_scratch {\n  float* data = nullptr;\n  ~axon_scratch() { std::free(data); }\n};\n}  // namespace\n\n"
       << "extern \"C\" " << signature(entry) << " {\n";
     for (size_t i = 0; i < fn_.params.size(); ++i) c << "  const float* const axon_in" << i << " = " << names[i] << ";\n";
     for (size_t k = 0; k < fn_.outputs.size(); ++k)
@@ -631,12 +637,15 @@ class CpuEmitter {
         arena += (plan_.buffers[b].elements() + 15) / 16 * 16;
       }
     if (arena > 0) {
-      c << "  float* const axon_arena = static_cast<float*>(std::aligned_alloc(64, " << arena * 4 << "));\n"
-        << "  if (!axon_arena) return 1;\n";
+      // Scratch is allocated once per calling thread and kept: a fresh
+      // allocation per call would pay its page faults on every call.
+      c << "  static thread_local axon_scratch scratch;\n"
+        << "  if (!scratch.data) scratch.data = static_cast<float*>(std::aligned_alloc(64, " << arena * 4 << "));\n"
+        << "  if (!scratch.data) return 1;\n"
+        << "  float* const axon_arena = scratch.data;\n";
       for (const auto& [b, off] : offsets) c << "  float* const axon_t" << b << " = axon_arena + " << off << ";\n";
     }
     c << body;
-    if (arena > 0) c << "  std::free(axon_arena);\n";
     c << "  return 0;\n}\n\n"
       << "extern \"C\" int axon_kernel_packed(const float* const* in, float* const* out) {\n  (void)in;\n  return " << entry
       << "(";

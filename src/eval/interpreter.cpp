@@ -261,10 +261,40 @@ class Interpreter {
     Index os = strides_of(concrete_shape(node->shape(), dims_, node->loc()));
     for (size_t k = 0; k < output.size(); ++k) out_strides[k] = os[k];
     Tensor out = result_tensor(node);
-    for_each_index(loop_shape, [&](const Index& index) {
-      double product = 1.0;
-      for (size_t i = 0; i < operands.size(); ++i) product *= value(node->input(i)).data[dot(index, strides[i])];
-      out.data[dot(index, out_strides)] += product;
+    // The innermost loop runs along the last output label (unit stride in
+    // the result), else the last summed label; it is a tight strided loop.
+    if (labels.empty() || out.data.empty()) {
+      if (labels.empty()) {
+        double product = 1.0;
+        for (size_t i = 0; i < operands.size(); ++i) product *= value(node->input(i)).data[0];
+        out.data[0] = product;
+      }
+      return out;
+    }
+    size_t inner = output.empty() ? labels.size() - 1 : output.size() - 1;
+    int64_t n = loop_shape[inner];
+    if (n == 0) return out;
+    std::vector<const double*> data;
+    for (size_t i = 0; i < operands.size(); ++i) data.push_back(value(node->input(i)).data.data());
+    Index outer_shape = loop_shape;
+    outer_shape[inner] = 1;
+    for_each_index(outer_shape, [&](const Index& index) {
+      std::vector<int64_t> base(operands.size());
+      for (size_t i = 0; i < operands.size(); ++i) base[i] = dot(index, strides[i]);
+      double* o = out.data.data() + dot(index, out_strides);
+      int64_t so = out_strides[inner];
+      if (operands.size() == 2) {
+        const double* a = data[0] + base[0];
+        const double* b = data[1] + base[1];
+        int64_t sa = strides[0][inner], sb = strides[1][inner];
+        for (int64_t j = 0; j < n; ++j) o[j * so] += a[j * sa] * b[j * sb];
+        return;
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        double product = 1.0;
+        for (size_t i = 0; i < operands.size(); ++i) product *= data[i][base[i] + j * strides[i][inner]];
+        o[j * so] += product;
+      }
     });
     return out;
   }

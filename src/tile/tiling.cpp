@@ -61,7 +61,8 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
   for (size_t d = 0; d < s.extents.size(); ++d)
     if (s.reduced[d] && static_cast<int>(d) != p.vec_dim) red *= s.extents[d];
   choice.constraints = {
-      {"accumulators and operands fit in the vector registers", MR * NV + NV + MR, target.registers},
+      // MR * NV accumulators, NV vectors of the row-shared operand, one broadcast at a time.
+      {"accumulators and operands fit in the vector registers", MR * NV + NV + 1, target.registers},
       {"a register tile does not exceed the vector loop", (NV - 1) * W, std::max<int64_t>(vec_extent - 1, 0)},
       {"the reduction panel of one register tile stays in L2", 4 * ir::Size(red) * (MR + NV * W),
        target.l2_bytes / 2},

@@ -273,6 +273,7 @@ class ByteReader {
   size_t left() const { return left_; }
   bool take(void* into, size_t size) {
     if (size > left_) return false;
+    if (size == 0) return true;  // `into` may be an empty vector's null data()
     std::memcpy(into, next_, size);
     next_ += size;
     left_ -= size;

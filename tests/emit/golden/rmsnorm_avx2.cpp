@@ -1,10 +1,19 @@
 // ---- kernel ----
+namespace {
+struct axon_scratch {
+  float* data = nullptr;
+  ~axon_scratch() { std::free(data); }
+};
+}  // namespace
+
 extern "C" int rmsnorm(const float* x, const float* g, float* out0) {
   const float* const axon_in0 = x;
   const float* const axon_in1 = g;
   float* const axon_out0 = out0;
-  float* const axon_arena = static_cast<float*>(std::aligned_alloc(64, 64));
-  if (!axon_arena) return 1;
+  static thread_local axon_scratch scratch;
+  if (!scratch.data) scratch.data = static_cast<float*>(std::aligned_alloc(64, 64));
+  if (!scratch.data) return 1;
+  float* const axon_arena = scratch.data;
   float* const axon_t2 = axon_arena + 0;
   {  // stage 0: sum over [7, 33r], fold sum; W=8 MR=1 NV=4 threads=1
     for (int64_t blk = 0; blk < 7; ++blk) {
@@ -46,9 +55,11 @@ extern "C" int rmsnorm(const float* x, const float* g, float* out0) {
   {  // stage 1: mul over [7, 33]; W=8 MR=1 NV=4 threads=1
     for (int64_t blk = 0; blk < 14; ++blk) {
       int64_t rest = blk;
+      const int64_t outer_block = rest % 2;
+      rest /= 2;
       const int64_t i0 = rest % 7;
       rest /= 7;
-      const int64_t outer_block = rest;
+      (void)rest;
       const int64_t vb = outer_block / 1;
       const int64_t rb = outer_block % 1;
       const int64_t v0 = vb * 32;
@@ -104,7 +115,6 @@ extern "C" int rmsnorm(const float* x, const float* g, float* out0) {
       }
     }
   }
-  std::free(axon_arena);
   return 0;
 }
 

@@ -1,0 +1,101 @@
+// Planning and tiling: which values get buffers, how views become strides,
+// and the default register tile under the description's constraints.
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "lang/load.h"
+#include "tile/plan.h"
+#include "tile/tiling.h"
+
+namespace axon::tile {
+namespace {
+
+ir::Program compile(const std::string& text) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "plan_test.py";
+  file->text = "import numpy as np\n" + text;
+  return lang::compile_source(file);
+}
+
+TEST(Plan, FusesElementwiseOpsIntoTheirReader) {
+  ir::Program p = compile(
+      "def k(x: 'f32[M, N]', g: 'f32[N]'):\n"
+      "    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-6) * g\n");
+  Plan plan = plan_function(p.kernel, {{"M", 3}, {"N", 5}});
+  ASSERT_EQ(plan.stages.size(), 2u);  // the sum (with x * x inside), then everything else
+  EXPECT_EQ(plan.stages[0].combine, Combine::Sum);
+  EXPECT_EQ(plan.stages[0].extents, (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(plan.stages[0].reduced, (std::vector<bool>{false, true}));
+  EXPECT_EQ(plan.stages[0].out.strides, (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(plan.stages[1].combine, Combine::None);
+  EXPECT_EQ(plan.buffers[static_cast<size_t>(plan.stages[1].out.buffer)].kind, Buffer::Kind::Output);
+  // g is read with stride 0 along the rows.
+  bool broadcast_g = false;
+  for (const Access& a : plan.stages[1].leaves)
+    broadcast_g |= a.buffer == plan.inputs[1] && a.strides == std::vector<int64_t>{0, 1};
+  EXPECT_TRUE(broadcast_g);
+}
+
+TEST(Plan, ViewsBecomeStridesAndOffsets) {
+  ir::Program p = compile("def k(x: 'f32[4, 6]'):\n    return x.T[1:, ::2] + 1.0\n");
+  Plan plan = plan_function(p.kernel, {});
+  ASSERT_EQ(plan.stages.size(), 1u);
+  ASSERT_EQ(plan.stages[0].leaves.size(), 1u);
+  const Access& a = plan.stages[0].leaves[0];
+  // y[i, j] = x.T[1 + i, 2 j] = x[2 j, 1 + i]: offset 1, strides (1, 12).
+  EXPECT_EQ(a.offset, 1);
+  EXPECT_EQ(a.strides, (std::vector<int64_t>{1, 12}));
+  EXPECT_EQ(plan.stages[0].extents, (std::vector<int64_t>{5, 2}));
+}
+
+TEST(Plan, ContractionLoopsOverOutputThenSummedLetters) {
+  ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
+  Plan plan = plan_function(p.kernel, {{"M", 2}, {"K", 3}, {"N", 4}});
+  ASSERT_EQ(plan.stages.size(), 1u);
+  const Stage& s = plan.stages[0];
+  EXPECT_EQ(s.extents, (std::vector<int64_t>{2, 4, 3}));
+  EXPECT_EQ(s.reduced, (std::vector<bool>{false, false, true}));
+  ASSERT_EQ(s.leaves.size(), 2u);
+  EXPECT_EQ(s.leaves[0].strides, (std::vector<int64_t>{3, 0, 1}));
+  EXPECT_EQ(s.leaves[1].strides, (std::vector<int64_t>{0, 1, 4}));
+}
+
+TEST(Plan, ConstantArithmeticIsFolded) {
+  ir::Program p = compile("def k(x: 'f32[M]'):\n    return x * (x.shape[0] / 2.0 + 1.0)\n");
+  Plan plan = plan_function(p.kernel, {{"M", 6}});
+  ASSERT_EQ(plan.stages.size(), 1u);
+  ir::NodeRef body = plan.stages[0].body;
+  ASSERT_EQ(body->op(), ir::Op::Mul);
+  EXPECT_EQ(body->input(1)->op(), ir::Op::Const);
+  EXPECT_EQ(body->input(1)->attrs().value, 4.0);
+}
+
+TEST(Tiling, MatmulGetsARegisterTileWithinTheConstraints) {
+  ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
+  Plan plan = plan_function(p.kernel, {{"M", 64}, {"K", 64}, {"N", 64}});
+  TargetShape avx2;
+  avx2.lanes = 8;
+  avx2.registers = 16;
+  avx2.cores = 2;
+  TileChoice c = choose_tiling(plan.stages[0], avx2);
+  EXPECT_EQ(c.params.vec_dim, 1);   // n: contiguous in b and in the result
+  EXPECT_EQ(c.params.rows_dim, 0);  // m: b does not move along it (reuse)
+  EXPECT_GE(c.params.mr * c.params.nv, 8);
+  EXPECT_LE(c.params.mr * c.params.nv + c.params.nv + 1, 16);
+  EXPECT_GT(c.valid, 0);
+  EXPECT_LT(c.valid, c.enumerated);  // some assignments break a constraint
+}
+
+TEST(Tiling, InnermostReductionVectorizesTheReducedLoop) {
+  ir::Program p = compile("def k(x: 'f32[M, N]'):\n    return np.max(x, axis=1)\n");
+  Plan plan = plan_function(p.kernel, {{"M", 9}, {"N", 100}});
+  TargetShape t;
+  t.lanes = 8;
+  TileChoice c = choose_tiling(plan.stages[0], t);
+  EXPECT_EQ(c.params.vec_dim, 1);
+  EXPECT_EQ(c.params.rows_dim, -1);
+}
+
+}  // namespace
+}  // namespace axon::tile
