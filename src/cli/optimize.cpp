@@ -113,11 +113,7 @@ std::string report(const ir::Program& program, const ir::Dims& dims, const hw::D
     << "## Lowerings used (each proved equal to its hole)\n\n| hole | instructions | verdict | method |\n|---|---|---|---|\n";
   std::set<std::string> seen;
   for (const isa::Lowering& l : synth.used()) {
-    std::string text = l.spec_text;
-    size_t ret = text.find("return ");
-    std::string spec = ret == std::string::npos ? text : text.substr(ret + 7);
-    while (!spec.empty() && (spec.back() == '\n' || spec.back() == ' ')) spec.pop_back();
-    std::string row = "| `" + spec + "` | `" + l.tree.str() + "` | " + smt::verdict_name(l.proof.verdict) + " | " +
+    std::string row = "| `" + l.spec_text + "` | `" + l.tree.str() + "` | " + smt::verdict_name(l.proof.verdict) + " | " +
                       l.proof.method + " |\n";
     if (seen.insert(row).second) r << row;
   }

@@ -37,9 +37,7 @@ class Trn1Lowering {
     out_ << "\n# proved lowerings (hole = instructions)\n";
     std::set<std::string> seen;
     for (const isa::Lowering& l : synth_.used()) {
-      std::string spec = l.spec_text.substr(l.spec_text.find("return ") + 7);
-      while (!spec.empty() && (spec.back() == '\n' || spec.back() == ' ')) spec.pop_back();
-      std::string row = "#   " + spec + "  =  " + l.tree.str() + "   [" + smt::verdict_name(l.proof.verdict) + ", " +
+      std::string row = "#   " + l.spec_text + "\n#       = " + l.tree.str() + "   [" + smt::verdict_name(l.proof.verdict) + ", " +
                         l.proof.method + "]\n";
       if (seen.insert(row).second) out_ << row;
     }

@@ -21,7 +21,6 @@ class Coverer {
   Coverer(ir::NodeRef root, const std::string& space, Synthesizer& synth) : root_(root), space_(space), synth_(synth) {
     for (ir::NodeRef n : ir::topological_order({root}))
       for (ir::NodeRef i : n->inputs()) ++uses_[i];
-    vector_type_ = root->type();
   }
 
   // A frontier: the nodes a region stops at. A Const may stay inside a
@@ -62,7 +61,8 @@ class Coverer {
     std::map<ir::NodeRef, ir::NodeRef> mapped;
     for (ir::NodeRef f : frontier) {
       if (mapped.count(f)) continue;
-      ir::TensorType type = f->op() == ir::Op::Const ? vector_type_ : f->type();
+      // A constant leaf is a tile of the region's own type (it broadcasts into it).
+      ir::TensorType type = f->op() == ir::Op::Const ? n->type() : f->type();
       mapped[f] = spec.leaf(type, space_);
       cut.push_back(f);
     }
@@ -98,7 +98,7 @@ class Coverer {
       if (!best.tree.instr && best.tree.leaf < 0)
         throw UserError(loc, std::string("the target has no instruction that computes '") + ir::op_name(n->op()) +
                                  "' here (no proved lowering of " + ir::op_name(n->op()) + " on " +
-                                 vector_type_.str() + " vectors)");
+                                 n->type().str() + " tiles)");
       cover.choice[n->id()] = std::move(best);
     }
     return cover;
@@ -111,7 +111,6 @@ class Coverer {
   std::string space_;
   Synthesizer& synth_;
   std::map<ir::NodeRef, int> uses_;
-  ir::TensorType vector_type_;
 };
 
 }  // namespace

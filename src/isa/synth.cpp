@@ -5,6 +5,7 @@
 #include <functional>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "eval/interpreter.h"
 #include "ir/graph.h"
@@ -190,6 +191,59 @@ bool agrees_numerically(const Spec& spec, ir::NodeRef candidate) {
   return true;
 }
 
+// The spec as one NumPy-like expression over l0, l1, ... with the leaves' types and spaces.
+std::string spec_text(const Spec& spec) {
+  std::function<std::string(ir::NodeRef)> text = [&](ir::NodeRef n) -> std::string {
+    const ir::Attrs& a = n->attrs();
+    auto arg = [&](size_t i) { return text(n->input(i)); };
+    auto list = [](const std::vector<int64_t>& v) {
+      std::string t;
+      for (size_t i = 0; i < v.size(); ++i) t += (i ? ", " : "") + std::to_string(v[i]);
+      return t;
+    };
+    switch (n->op()) {
+      case ir::Op::Input: return "l" + std::to_string(a.index);
+      case ir::Op::Const: {
+        std::ostringstream v;
+        v << a.value;
+        return v.str();
+      }
+      case ir::Op::Add: return "(" + arg(0) + " + " + arg(1) + ")";
+      case ir::Op::Sub: return "(" + arg(0) + " - " + arg(1) + ")";
+      case ir::Op::Mul: return arg(0) + " * " + arg(1);
+      case ir::Op::Div: return arg(0) + " / " + arg(1);
+      case ir::Op::Neg: return "-" + arg(0);
+      case ir::Op::Pow: {
+        std::ostringstream v;
+        v << a.value;
+        return arg(0) + " ** " + v.str();
+      }
+      case ir::Op::Select:
+        return std::string("np.where(") + arg(0) + " " + ir::cmp_text(a.cmp) + " " + arg(1) + ", " + arg(2) + ", " +
+               arg(3) + ")";
+      case ir::Op::Transpose: return arg(0) + ".transpose(" + list(a.axes) + ")";
+      case ir::Op::Contract: {
+        std::string t = "np.einsum('" + a.name + "'";
+        for (size_t i = 0; i < n->inputs().size(); ++i) t += ", " + arg(i);
+        return t + ")";
+      }
+      case ir::Op::Broadcast: case ir::Op::Reshape: case ir::Op::Slice:
+        return std::string(ir::op_name(n->op())) + "(" + arg(0) + ", " + n->type().str() + ")";
+      default: break;
+    }
+    std::string t = std::string("np.") + ir::op_name(n->op()) + "(";
+    for (size_t i = 0; i < n->inputs().size(); ++i) t += (i ? ", " : "") + arg(i);
+    if (ir::op_kind(n->op()) == ir::OpKind::Reduce) t += ", axis=(" + list(a.axes) + ")";
+    return t + ")";
+  };
+  std::string t = text(spec.root) + "  where ";
+  for (size_t i = 0; i < spec.leaves.size(); ++i)
+    t += (i ? ", " : "") + std::string("l") + std::to_string(i) + ": " + spec.leaves[i]->type().str() + " in " +
+         spec.leaf_spaces[i];
+  if (spec.leaves.empty()) t += "no leaves";
+  return t + "; result in " + spec.result_space;
+}
+
 std::string spec_key(const Spec& spec) {
   std::string key = ir::print_function(spec_function(spec, {spec.root})) + "->" + spec.result_space;
   for (const std::string& s : spec.leaf_spaces) key += "|" + s;
@@ -362,7 +416,7 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
     smt::ProofResult proof = prover_.prove_equal(spec.root, c.root);
     if (proof.verdict != smt::Verdict::Proved) continue;
     ++proved_;
-    result = Lowering{c.tree, ir::print_numpy(spec_function(spec, {spec.root})), proof};
+    result = Lowering{c.tree, spec_text(spec), proof};
     used_.push_back(*result);
     break;
   }

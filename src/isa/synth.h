@@ -51,7 +51,7 @@ struct InstrTree {
 /// A proved filling of a hole.
 struct Lowering {
   InstrTree tree;
-  std::string spec_text;   // the spec as NumPy-like text over l0, l1, ...
+  std::string spec_text;   // the spec as one NumPy-like expression over l0, l1, ..., with their types
   smt::ProofResult proof;
 };
 
