@@ -35,7 +35,10 @@ std::vector<Port> ports(const nlohmann::json& list) {
 }
 
 int exec(const Word& command, const ParsedArgs& args) {
-  const Word& dir = program_file(args, command);
+  if (args.positional.empty()) throw UserError(command.loc, "axon exec needs the folder that axon optimize wrote");
+  if (args.positional.size() > 1)
+    throw UserError(args.positional[1].loc, "unexpected argument '" + args.positional[1].text + "'");
+  const Word& dir = args.positional[0];
   std::filesystem::path folder(dir.text);
   std::ifstream info_file(folder / "kernel.json");
   if (!info_file || !std::filesystem::exists(folder / "kernel.so"))

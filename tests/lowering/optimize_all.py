@@ -72,8 +72,33 @@ def main():
             if rc != 0:
                 failures += 1
                 print("     " + text.replace("\n", "\n     "), flush=True)
+        failures += exec_round_trip(args.axon, tmp)
     print(f"{len(jobs) - failures} of {len(jobs)} optimized and validated")
     return 1 if failures else 0
+
+
+def exec_round_trip(axon, tmp):
+    """`axon exec` on an emitted kernel agrees with `axon run` on the same inputs."""
+    import numpy as np
+    prog = ROOT / "examples/rmsnorm.py"
+    out = f"{tmp}/exec"
+    rc, text, _ = optimize(axon, prog, "test", out, 1)
+    if rc != 0:
+        print("FAIL exec round trip: optimize failed\n" + text)
+        return 1
+    rng = np.random.default_rng(3)
+    np.save(f"{tmp}/x.npy", rng.standard_normal((7, 33)).astype(np.float32))
+    np.save(f"{tmp}/g.npy", rng.standard_normal(33).astype(np.float32))
+    inputs = ["--in", f"x={tmp}/x.npy", "--in", f"g={tmp}/g.npy"]
+    e = subprocess.run([axon, "exec", out, *inputs, "--out", f"{tmp}/y_exec.npy"], capture_output=True, text=True)
+    r = subprocess.run([axon, "run", str(prog), *inputs, "--out", f"{tmp}/y_run.npy"], capture_output=True, text=True)
+    if e.returncode or r.returncode:
+        print("FAIL exec round trip:\n" + e.stdout + e.stderr + r.stdout + r.stderr)
+        return 1
+    got, want = np.load(f"{tmp}/y_exec.npy"), np.load(f"{tmp}/y_run.npy")
+    err = float(np.max(np.abs(got - want) / (1e-5 + 1e-4 * np.abs(want))))
+    print(f"{'ok' if err <= 1 else 'FAIL'}   exec round trip (examples/rmsnorm.py): max error / tolerance {err:.3g}")
+    return 0 if err <= 1 else 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,7 @@
+# expect: error: --variants must be at least 1
+# args: optimize --dims M=2,N=2 -o {dir}/out --variants 0
+import numpy as np
+
+
+def k(x: "f32[M, N]"):
+    return x * 2.0
