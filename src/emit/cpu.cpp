@@ -234,6 +234,8 @@ class CpuEmitter {
       if (!used_leaf(t, t.leaves[i])) continue;
       const Access& a = s.leaves[i];
       std::string p = pointer(a, idx);
+      if (auto pk = packed_.find(i); pk != packed_.end() && vec_dim >= 0)
+        p = pk->second + idx[static_cast<size_t>(vec_dim)] + " - v0)";
       LaneAccess kind = tile::lane_access(a, vec_dim);
       std::string text;
       if (kind == LaneAccess::Broadcast || mode == Mode::Bcast) text = apply("load_bcast", p);
@@ -366,13 +368,14 @@ class CpuEmitter {
     int64_t nvb = (ext_v + block - 1) / block;
     int64_t ext_r = r >= 0 ? s.extents[static_cast<size_t>(r)] : 1;
     int64_t nrb = (ext_r + p.mr - 1) / p.mr;
+    int64_t last = ext_v - (nvb - 1) * block;
+    pack_panels(s, p, reduced, outer, nvb, block, last);
     open_outer(s, outer, nvb * nrb, "outer_block", p.threads);
     line("const int64_t vb = outer_block / " + std::to_string(nrb) + ";");
     line("const int64_t rb = outer_block % " + std::to_string(nrb) + ";");
     line("const int64_t v0 = vb * " + std::to_string(block) + ";");
     line("const int64_t r0 = rb * " + std::to_string(p.mr) + ";");
     line("(void)r0;");
-    int64_t last = ext_v - (nvb - 1) * block;
     auto rows_switch = [&](int nvec, int tail) {
       int rem = static_cast<int>(ext_r % p.mr);
       if (r < 0 || rem == 0) {
@@ -403,7 +406,65 @@ class CpuEmitter {
       close();
     }
     close();
+    packed_.clear();
   }
+
+  // The row-shared operand of a contraction whose rows are far apart in
+  // memory (a wide matrix read down its columns) is first copied into
+  // contiguous panels, one per block of the vector loop: the tile then reads
+  // one stream instead of touching a new page at every step of the fold.
+  void pack_panels(const Stage& s, const tile::TileParams& p, const std::vector<int>& reduced,
+                   const std::vector<int>& outer, int64_t nvb, int64_t block, int64_t last) {
+    if (s.combine != Combine::Sum || reduced.size() != 1 || p.rows_dim < 0) return;
+    int v = p.vec_dim, k = reduced[0], W = p.lanes;
+    int64_t K = s.extents[static_cast<size_t>(k)];
+    for (size_t i = 0; i < s.leaves.size(); ++i) {
+      const Access& a = s.leaves[i];
+      if (tile::lane_access(a, v) != LaneAccess::Contiguous || a.strides[static_cast<size_t>(p.rows_dim)] != 0) continue;
+      if (std::abs(a.strides[static_cast<size_t>(k)]) < 256) continue;
+      bool moves = false;
+      for (int d : outer) moves |= a.strides[static_cast<size_t>(d)] != 0;
+      if (moves) continue;
+      std::string pack = "axon_pack" + std::to_string(extra_scratch_.size());
+      extra_scratch_.push_back({pack, nvb * K * block});
+      std::string kv = "i" + std::to_string(k);
+      line("// pack " + std::to_string(i) + ": panels of " + std::to_string(block) + " columns, " + pack + "[vb][" + kv +
+           "][" + std::to_string(block) + "]");
+      if (p.threads > 1 && nvb > 1) line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(p.threads) + ")");
+      open_loop("vb", nvb);
+      line("const int64_t v0 = vb * " + std::to_string(block) + ";");
+      open_loop(kv, K);
+      auto copy = [&](int nvec, int tail) {
+        std::vector<std::string> idx = base_index(s);
+        for (int j = 0; j < nvec + (tail > 0 ? 1 : 0); ++j) {
+          idx[static_cast<size_t>(v)] = "(v0 + " + std::to_string(j * W) + ")";
+          std::string from = pointer(a, idx);
+          std::string x = fresh("x");
+          line("const auto " + x + " = " + (j < nvec ? apply("load", from) : apply("load_tail", from, {{"R", tail}})) + ";");
+          std::string to = "(" + pack + " + vb * " + std::to_string(K * block) + " + " + kv + " * " + std::to_string(block) +
+                           " + " + std::to_string(j * W) + ")";
+          line(isa::emit_text(hole("store")->tree, {x}, {}, to) + ";");
+        }
+      };
+      if (last == block) {
+        copy(p.nv, 0);
+      } else {
+        line("if (vb + 1 < " + std::to_string(nvb) + ") {");
+        ++indent_;
+        copy(p.nv, 0);
+        --indent_;
+        line("} else {");
+        ++indent_;
+        copy(static_cast<int>(last / W), static_cast<int>(last % W));
+        close();
+      }
+      close();
+      close();
+      packed_[i] = "(" + pack + " + vb * " + std::to_string(K * block) + " + " + kv + " * " + std::to_string(block) + " + ";
+    }
+  }
+  std::map<size_t, std::string> packed_;  // leaf -> pointer prefix into its panels
+  std::vector<std::pair<std::string, int64_t>> extra_scratch_;
 
   void emit_tile_block(const Stage& s, const tile::TileParams& p, const Tile& t, const Tile& first,
                        const std::vector<int>& reduced, int rows, int nvec, int tail) {
@@ -636,6 +697,11 @@ class CpuEmitter {
         offsets[static_cast<int>(b)] = arena;
         arena += (plan_.buffers[b].elements() + 15) / 16 * 16;
       }
+    std::vector<std::pair<std::string, int64_t>> extra_offsets;
+    for (const auto& [name, floats] : extra_scratch_) {
+      extra_offsets.push_back({name, arena});
+      arena += (floats + 15) / 16 * 16;
+    }
     if (arena > 0) {
       // Scratch is allocated once per calling thread and kept: a fresh
       // allocation per call would pay its page faults on every call.
@@ -644,6 +710,7 @@ class CpuEmitter {
         << "  if (!scratch.data) return 1;\n"
         << "  float* const axon_arena = scratch.data;\n";
       for (const auto& [b, off] : offsets) c << "  float* const axon_t" << b << " = axon_arena + " << off << ";\n";
+      for (const auto& [name, off] : extra_offsets) c << "  float* const " << name << " = axon_arena + " << off << ";\n";
     }
     c << body;
     c << "  return 0;\n}\n\n"

@@ -55,6 +55,17 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
       break;
     }
   }
+  // A gathered leaf (strided along the vector loop) that is contiguous along
+  // another loop: blocking that loop as rows makes the rows of a tile read
+  // neighbouring elements of the same cache lines and pages.
+  bool gathers = false;
+  if (!folds && p.vec_dim >= 0 && s.scan_dim < 0) {
+    for (const Access& a : s.leaves) {
+      if (lane_access(a, p.vec_dim) != LaneAccess::Strided) continue;
+      for (size_t d = 0; d < s.extents.size(); ++d)
+        if (static_cast<int>(d) != p.vec_dim && a.strides[d] == 1 && s.extents[d] > 1) p.rows_dim = static_cast<int>(d), gathers = true;
+    }
+  }
   ir::Size MR = ir::Size::name("MR"), NV = ir::Size::name("NV"), W = ir::Size::name("W");
   int64_t vec_extent = p.vec_dim >= 0 ? s.extents[static_cast<size_t>(p.vec_dim)] : 1;
   int64_t red = 1;
@@ -67,6 +78,8 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
       {"the reduction panel of one register tile stays in L2", 4 * ir::Size(red) * (MR + NV * W),
        target.l2_bytes / 2},
   };
+  if (gathers)
+    choice.constraints[0] = {"the gathered rows of a tile fit in the vector registers", MR * NV + 1, target.registers};
   if (p.rows_dim >= 0)
     choice.constraints.push_back({"a register tile does not exceed the row loop", MR - 1,
                                   s.extents[static_cast<size_t>(p.rows_dim)] - 1});
@@ -83,10 +96,12 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
       for (const TileConstraint& c : choice.constraints) ok = ok && c.lhs.evaluate(at).value_or(0) <= c.bound;
       if (!ok) continue;
       ++choice.valid;
-      if (mr * nv > best_mr * best_nv || (mr * nv == best_mr * best_nv && nv > best_nv)) best_mr = mr, best_nv = nv;
+      bool better = gathers ? (mr > best_mr || (mr == best_mr && nv > best_nv))
+                            : (mr * nv > best_mr * best_nv || (mr * nv == best_mr * best_nv && nv > best_nv));
+      if (better) best_mr = mr, best_nv = nv;
     }
   }
-  if (s.combine == Combine::None && !folds) best_mr = 1;
+  if (s.combine == Combine::None && !folds && !gathers) best_mr = 1;
   p.mr = best_mr;
   p.nv = s.scan_dim == p.vec_dim && s.scan_dim >= 0 ? 1 : best_nv;
   int64_t points = 1;
