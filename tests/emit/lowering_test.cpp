@@ -2,6 +2,7 @@
 // test-only fused instruction picked up from data, and Trainium lowerings.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "eval/bind.h"
 #include "hw/description.h"
 #include "lang/load.h"
+#include "tune/runner.h"
 
 namespace axon {
 namespace {
@@ -75,6 +77,27 @@ TEST(Golden, MatmulAvx512) {
   EXPECT_TRUE(l.all_proved);
   EXPECT_TRUE(uses(l, "fmadd_ps"));
   expect_golden("matmul_avx512.cpp", kernel_part(l.kernel.source));
+}
+
+// This machine may lack AVX-512: the emitted code is at least compiled.
+TEST(Emit, Avx512KernelsCompile) {
+  hw::Description target = hw::load_description(kSource + "/hw/x86-avx512.json");
+  for (std::string name : {"matmul", "softmax", "layernorm", "cumsum", "transpose"}) {
+    ir::Program program = lang::load_program(kSource + "/bench/kernels/" + name + ".py");
+    ir::Dims dims = eval::bind_dims(program.kernel, program.size_presets.at("test"),
+                                    std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
+    for (auto& [size, value] : dims) value += 3;  // tails
+    tile::Plan plan = tile::plan_function(program.kernel, dims);
+    smt::Prover prover;
+    isa::Synthesizer synth(target, prover);
+    emit::CpuKernel k = emit::emit_cpu(plan, program.kernel, target, synth, name);
+    std::string dir = testing::TempDir() + "/avx512_" + name;
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/kernel.h") << k.header;
+    std::ofstream(dir + "/kernel.cpp") << k.source;
+    tune::CompileResult c = tune::compile_shared(dir + "/kernel.cpp", dir + "/kernel.so", target.compile_flags);
+    EXPECT_TRUE(c.ok) << name << ":\n" << c.log;
+  }
 }
 
 TEST(Synthesis, PicksUpTheFusedInstructionOfATestDescription) {
