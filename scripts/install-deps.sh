@@ -10,6 +10,7 @@ packages=(
   libz3-dev z3                        # the prover (z3 re-checks emitted proofs in tests)
   nlohmann-json3-dev                  # hardware descriptions (hw/*.json)
   python3 python3-numpy               # the NumPy cross-check (/usr/bin/python3)
+  libopenblas0-pthread                # NumPy on OpenBLAS, the fair baseline of bench/quick_compare.py
   clang libclang-rt-14-dev            # libFuzzer for the fuzz targets
 )
 

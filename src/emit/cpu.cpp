@@ -136,6 +136,8 @@ class CpuEmitter {
         spec = isa::spec_from_source(name, "def h(v: 'f32[" + W + "]'):\n    return v", {r}, m, {});
       else if (name == "store_tail")
         spec = isa::spec_from_source(name, "def h(v: 'f32[R]'):\n    return v", {r}, m, tail);
+      else if (name == "store_lane0")
+        spec = isa::spec_from_source(name, "def h(v: 'f32[" + W + "]'):\n    return v[0]", {r}, m, {});
       else if (name == "store_scalar")
         spec = isa::spec_from_source(name, "def h(v: 'f32[]'):\n    return v", {r}, m, {});
       else if (name == "splat")
@@ -278,6 +280,12 @@ class CpuEmitter {
 
   void store(const std::string& value, const Access& out, const std::vector<std::string>& idx, Mode mode, int tail) {
     std::string p = pointer(out, idx);
+    // One element whose lanes are all equal: store lane 0 when the target can
+    // (a masked store is slow on some machines).
+    if (mode == Mode::Lane1 && hole("store_lane0", false)) {
+      line(isa::emit_text(hole("store_lane0")->tree, {value}, {}, p) + ";");
+      return;
+    }
     if (mode == Mode::Vec) line(isa::emit_text(hole("store")->tree, {value}, {}, p) + ";");
     else line(isa::emit_text(hole("store_tail")->tree, {value}, {{"R", mode == Mode::Lane1 ? 1 : tail}}, p) + ";");
   }
