@@ -107,6 +107,8 @@ std::string report(const ir::Program& program, const ir::Dims& dims, const hw::D
       << s.tiling.valid << " of " << s.tiling.enumerated << " assignments valid)\n";
     for (const tile::TileConstraint& c : s.tiling.constraints)
       r << "  - " << c.what << ": `" << c.lhs.str() << " <= " << c.bound << "`\n";
+    r << "- instructions, by step (l0, l1, ... are the step's operands):\n";
+    for (const std::string& l : s.listing) r << "  - `" << l << "`\n";
     r << "\n";
   }
   r << "The full loop nest is `kernel.cpp`; each statement there is one of the lowerings below.\n\n"

@@ -175,7 +175,7 @@ class CpuEmitter {
   }
 
   std::string apply(const std::string& hole_name, const std::string& arg, ir::Dims dims = {}) {
-    return isa::emit_text(hole(hole_name)->tree, {arg}, dims);
+    return text_of(hole_name, hole(hole_name)->tree, {arg}, dims);
   }
 
   // ---- one value of the stage's step (or body) at `idx` ----
@@ -266,12 +266,12 @@ class CpuEmitter {
     if (auto it = values.find(n->id()); it != values.end()) return it->second;
     std::string text;
     if (n->op() == ir::Op::Const) {
-      text = isa::emit_text(hole("splat")->tree, {float_literal(n->attrs().value)}, {});
+      text = text_of("splat", hole("splat")->tree, {float_literal(n->attrs().value)}, {});
     } else {
       const isa::CoverChoice& c = t.cover.at(n);
       std::vector<std::string> args;
       for (ir::NodeRef x : c.cut) args.push_back(emit_node(t, x, values));
-      text = isa::emit_text(c.tree, args, {});
+      text = text_of("compute", c.tree, args, {});
     }
     std::string v = fresh("v");
     line("const auto " + v + " = " + text + ";");
@@ -283,11 +283,11 @@ class CpuEmitter {
     // One element whose lanes are all equal: store lane 0 when the target can
     // (a masked store is slow on some machines).
     if (mode == Mode::Lane1 && hole("store_lane0", false)) {
-      line(isa::emit_text(hole("store_lane0")->tree, {value}, {}, p) + ";");
+      line(text_of("store_lane0", hole("store_lane0")->tree, {value}, {}, p) + ";");
       return;
     }
-    if (mode == Mode::Vec) line(isa::emit_text(hole("store")->tree, {value}, {}, p) + ";");
-    else line(isa::emit_text(hole("store_tail")->tree, {value}, {{"R", mode == Mode::Lane1 ? 1 : tail}}, p) + ";");
+    if (mode == Mode::Vec) line(text_of("store", hole("store")->tree, {value}, {}, p) + ";");
+    else line(text_of("store_tail", hole("store_tail")->tree, {value}, {{"R", mode == Mode::Lane1 ? 1 : tail}}, p) + ";");
   }
 
   // ---- the sketch: loops around the holes ----
@@ -343,7 +343,6 @@ class CpuEmitter {
     else if (vec_reduced) emit_reduce_inner(s, p);
     else emit_vector_kept(s, p);
     close();
-    record_listing(s);
   }
 
   std::string extents_text(const Stage& s) {
@@ -354,8 +353,13 @@ class CpuEmitter {
     return t;
   }
 
-  void record_listing(const Stage& s) {
-    (void)s;
+  // The emitted text of a lowering; its instruction tree is noted once per
+  // stage for the report's instruction-level form.
+  std::string text_of(const std::string& role, const isa::InstrTree& tree, const std::vector<std::string>& args,
+                      const ir::Dims& dims, const std::string& result = "") {
+    std::string entry = role + ": " + tree.str();
+    if (std::find(listing_.begin(), listing_.end(), entry) == listing_.end()) listing_.push_back(entry);
+    return isa::emit_text(tree, args, dims, result);
   }
 
   // The vector loop is kept: register tiles of MR rows x NV vectors.
@@ -451,7 +455,7 @@ class CpuEmitter {
           line("const auto " + x + " = " + (j < nvec ? apply("load", from) : apply("load_tail", from, {{"R", tail}})) + ";");
           std::string to = "(" + pack + " + vb * " + std::to_string(K * block) + " + " + kv + " * " + std::to_string(block) +
                            " + " + std::to_string(j * W) + ")";
-          line(isa::emit_text(hole("store")->tree, {x}, {}, to) + ";");
+          line(text_of("store", hole("store")->tree, {x}, {}, to) + ";");
         }
       };
       if (last == block) {
@@ -505,7 +509,7 @@ class CpuEmitter {
         for (int d : reduced) idx0[static_cast<size_t>(d)] = "0";
         line("auto " + e.acc + " = " + evaluate(s, first, p.vec_dim, idx0, e.mode, tail, "") + ";");
       } else {
-        line("auto " + e.acc + " = " + isa::emit_text(hole("zero")->tree, {}, {}) + ";");
+        line("auto " + e.acc + " = " + text_of("zero", hole("zero")->tree, {}, {}) + ";");
       }
     }
     std::vector<int> loops = reduced;
@@ -550,7 +554,7 @@ class CpuEmitter {
         idx0[static_cast<size_t>(v)] = "0";
         line("auto " + accs.back() + " = " + evaluate(s, first, v, idx0, Mode::Bcast, 0, "") + ";");
       } else {
-        line("auto " + accs.back() + " = " + isa::emit_text(hole("zero")->tree, {}, {}) + ";");
+        line("auto " + accs.back() + " = " + text_of("zero", hole("zero")->tree, {}, {}) + ";");
       }
     }
     for (int d : reduced) open_loop("i" + std::to_string(d), s.extents[static_cast<size_t>(d)]);
@@ -570,7 +574,7 @@ class CpuEmitter {
     if (tail > 0) {
       idx[static_cast<size_t>(v)] = std::to_string(ext_v - tail);
       std::string stepped = evaluate(s, t, v, idx, Mode::Tail, tail, accs[0]);
-      line(accs[0] + " = " + isa::emit_text(hole("merge_tail")->tree, {accs[0], stepped}, {{"R", tail}}) + ";");
+      line(accs[0] + " = " + text_of("merge_tail", hole("merge_tail")->tree, {accs[0], stepped}, {{"R", tail}}) + ";");
     }
     for (size_t k = 0; k < reduced.size(); ++k) close();
     // Combine the accumulators, then reduce across lanes.
@@ -591,7 +595,7 @@ class CpuEmitter {
     line("const auto " + total + " = " + apply(hname, accs[0]) + ";");
     idx[static_cast<size_t>(v)] = "0";
     for (int d : reduced) idx[static_cast<size_t>(d)] = "0";
-    line(isa::emit_text(hole("store_scalar")->tree, {total}, {}, pointer(s.out, idx)) + ";");
+    line(text_of("store_scalar", hole("store_scalar")->tree, {total}, {}, pointer(s.out, idx)) + ";");
     close();
   }
 
@@ -611,7 +615,7 @@ class CpuEmitter {
     Mode mode = shape_.lanes > 1 ? Mode::Lane1 : Mode::Vec;
     if (scan) {
       std::string acc = fresh("acc");
-      line("auto " + acc + " = " + isa::emit_text(hole("zero")->tree, {}, {}) + ";");
+      line("auto " + acc + " = " + text_of("zero", hole("zero")->tree, {}, {}) + ";");
       open_loop("i" + std::to_string(s.scan_dim), s.extents[static_cast<size_t>(s.scan_dim)]);
       line(acc + " = " + evaluate(s, t, v, idx, mode, 1, acc) + ";");
       store(acc, s.out, idx, mode, 1);

@@ -1,6 +1,8 @@
 #include "tile/plan.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "eval/interpreter.h"
@@ -226,7 +228,15 @@ class Planner {
     s.out.strides.assign(letters.size(), 0);
     for (size_t a = 0; a < spec.output.size(); ++a) s.out.strides[a] = out_strides.at(a);
     ir::NodeRef body = nullptr;
+    bool sums = std::find(s.reduced.begin(), s.reduced.end(), true) != s.reduced.end();
     for (size_t i = 0; i < spec.operands.size(); ++i) {
+      if (sums && spec.operands.size() >= 2) {
+        if (std::optional<Access> packed = transposed_operand(s, spec, i, n->input(i), letters)) {
+          ir::NodeRef factor = leaf(s, *packed);
+          body = body ? s.graph->make(ir::Op::Mul, {body, factor}, {}) : factor;
+          continue;
+        }
+      }
       IndexMap m;
       for (char c : spec.operands[i]) {
         m.coef.emplace_back(letters.size(), 0);
@@ -239,6 +249,63 @@ class Planner {
     }
     s.body = body;
     finish(std::move(s));
+  }
+
+  // An operand that moves along the result's last index but not as its own
+  // last axis (k in q @ k.T) is first copied with that axis last, so that the
+  // contraction's vector loop reads it contiguously instead of gathering.
+  std::optional<Access> transposed_operand(const Stage& s, const ir::EinsumSpec& spec, size_t i, ir::NodeRef operand,
+                                           const std::vector<char>& letters) {
+    if (spec.output.empty()) return std::nullopt;
+    char last = spec.output.back();
+    std::string sub = spec.operands[i];
+    size_t pos = sub.find(last);
+    if (pos == std::string::npos || pos + 1 == sub.size()) return std::nullopt;
+    for (char c : sub)
+      if (std::count(sub.begin(), sub.end(), c) > 1) return std::nullopt;  // diagonals stay as they are
+    std::string order = sub;
+    order.erase(pos, 1);
+    order.push_back(last);
+    std::vector<int64_t> shape = shape_of(operand->shape()), packed_shape;
+    for (char c : order) packed_shape.push_back(shape.at(sub.find(c)));
+    // Letters are positions: the same operand in the same order is copied once.
+    std::string layout;
+    for (char c : order) layout += static_cast<char>('0' + sub.find(c));
+    auto [known, fresh] = transposed_.try_emplace({operand->id(), layout}, -1);
+    if (fresh) known->second = add_buffer({Buffer::Kind::Scratch, -1, packed_shape});
+    int buffer = known->second;
+    Access a;
+    a.buffer = buffer;
+    a.strides.assign(letters.size(), 0);
+    std::vector<int64_t> strides = row_major_strides(packed_shape);
+    for (size_t q = 0; q < order.size(); ++q)
+      a.strides[static_cast<size_t>(std::find(letters.begin(), letters.end(), order[q]) - letters.begin())] += strides[q];
+    if (!fresh) return a;
+    Stage copy;
+    copy.what = "layout for " + s.what;
+    copy.extents = packed_shape;
+    copy.reduced.assign(packed_shape.size(), false);
+    copy.graph = std::make_shared<ir::Graph>();
+    copy.out.buffer = buffer;
+    copy.out.strides = row_major_strides(packed_shape);
+    IndexMap m;
+    for (char c : sub) {
+      m.coef.emplace_back(order.size(), 0);
+      m.coef.back()[order.find(c)] = 1;
+      m.offset.push_back(0);
+    }
+    copy.body = build(copy, operand, m);
+    finish(std::move(copy));
+    return a;
+  }
+  std::map<std::pair<int, std::string>, int> transposed_;  // (operand, axis order) -> buffer
+
+  // The body's leaf that reads `a` (one per distinct access).
+  ir::NodeRef leaf(Stage& s, const Access& a) {
+    for (size_t i = 0; i < s.leaves.size(); ++i)
+      if (!(s.leaves[i] < a) && !(a < s.leaves[i])) return s.graph->input(static_cast<int64_t>(i), "l" + std::to_string(i), {});
+    s.leaves.push_back(a);
+    return s.graph->input(static_cast<int64_t>(s.leaves.size() - 1), "l" + std::to_string(s.leaves.size() - 1), {});
   }
 
   void finish(Stage s) {
@@ -263,10 +330,7 @@ class Planner {
         a.offset += strides[ax] * m.offset[ax];
         for (size_t d = 0; d < loops; ++d) a.strides[d] += strides[ax] * m.coef[ax][d];
       }
-      for (size_t i = 0; i < s.leaves.size(); ++i)
-        if (!(s.leaves[i] < a) && !(a < s.leaves[i])) return s.graph->input(static_cast<int64_t>(i), "l" + std::to_string(i), {});
-      s.leaves.push_back(a);
-      return s.graph->input(static_cast<int64_t>(s.leaves.size() - 1), "l" + std::to_string(s.leaves.size() - 1), {});
+      return leaf(s, a);
     }
     switch (n->op()) {
       case ir::Op::Const: return s.graph->constant(n->attrs().value);

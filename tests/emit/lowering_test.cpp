@@ -114,6 +114,16 @@ TEST(Synthesis, PicksUpTheFusedInstructionOfATestDescription) {
   EXPECT_TRUE(uses(plain, "max_ps"));
 }
 
+TEST(Golden, RmsnormMatmulTrn1) {
+  hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
+  ir::Program program = lang::load_program(kSource + "/bench/kernels/rmsnorm_matmul.py");
+  tile::Plan plan = tile::plan_function(program.kernel, {{"M", 5}, {"K", 130}, {"N", 65}});
+  smt::Prover prover;
+  isa::Synthesizer synth(target, prover);
+  std::string listing = emit::lower_trn1(plan, program.kernel, target, synth);
+  expect_golden("rmsnorm_matmul_trn1.txt", listing.substr(listing.find("\n") + 1));  // not the path line
+}
+
 TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
   hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
   for (std::string name : {"matmul", "transpose_matmul", "softmax", "rmsnorm", "rmsnorm_matmul"}) {
