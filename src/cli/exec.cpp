@@ -42,7 +42,8 @@ int exec(const Word& command, const ParsedArgs& args) {
   std::filesystem::path folder(dir.text);
   std::ifstream info_file(folder / "kernel.json");
   if (!info_file || !std::filesystem::exists(folder / "kernel.so"))
-    throw UserError(dir.loc, "'" + dir.text + "' is not a folder written by axon optimize (no kernel.json and kernel.so)");
+    throw UserError(dir.loc,
+                    "'" + dir.text + "' is not a folder written by axon optimize (no kernel.json and kernel.so)");
   nlohmann::json info;
   std::vector<Port> ins, outs;
   try {
@@ -129,7 +130,8 @@ int exec(const Word& command, const ParsedArgs& args) {
 
 const Command& exec_command() {
   static const Command command{
-      "exec", "run a kernel emitted by axon optimize",
+      "exec",
+      "run a kernel emitted by axon optimize",
       "usage: axon exec OUT/ [--in NAME=FILE.npy ...] [--out FILE[,FILE...]] [--seed S] [--time N]\n\n"
       "Loads OUT/kernel.so in a child process and calls it through its C ABI with the given inputs\n"
       "(converted to float32; inputs not given are random normal). Results are written as float32 .npy.\n",

@@ -34,7 +34,8 @@ int lower(const Word& command, const ParsedArgs& args) {
 
 const Command& lower_command() {
   static const Command command{
-      "lower", "print the verified instruction-level program for Trainium",
+      "lower",
+      "print the verified instruction-level program for Trainium",
       "usage: axon lower FILE --dims SPEC [--target trn1|FILE.json] [--entry NAME]\n\n"
       "Plans the program as fused stages and lowers each to Trainium instructions over SBUF/PSUM tiles\n"
       "(rows on the 128 partitions, the innermost loop along the free dimension, contractions on the\n"

@@ -61,8 +61,8 @@ int64_t reduction_length(const tile::Plan& plan) {
 
 // Compares a kernel's float32 results with the float64 reference: within
 // rtol 1e-4 and atol 1e-5 x the reduction length; NaN and inf must match.
-bool within_tolerance(const std::vector<std::vector<float>>& got, const std::vector<eval::Tensor>& want, int64_t reduction,
-                      double& max_error, std::string& why) {
+bool within_tolerance(const std::vector<std::vector<float>>& got, const std::vector<eval::Tensor>& want,
+                      int64_t reduction, double& max_error, std::string& why) {
   double atol = 1e-5 * static_cast<double>(reduction), rtol = 1e-4;
   max_error = 0;
   for (size_t k = 0; k < want.size(); ++k) {
@@ -92,12 +92,14 @@ std::string report(const ir::Program& program, const ir::Dims& dims, const hw::D
   r << "# axon optimize: " << program.kernel.name << "\n\n"
     << "- program: `" << program.source->path << "`\n- sizes: " << dims_text(dims) << "\n- target: " << target.name
     << " (`" << target.path << "`)\n- chosen: " << best.name << ", median " << std::setprecision(4)
-    << best.seconds * 1e3 << " ms\n\n## Candidates\n\n| variant | status | median ms | max error / tolerance |\n|---|---|---|---|\n";
+    << best.seconds * 1e3
+    << " ms\n\n## Candidates\n\n| variant | status | median ms | max error / tolerance |\n|---|---|---|---|\n";
   for (const Candidate& c : candidates)
     r << "| " << c.name << " | " << (c.valid ? "valid" : c.status) << " | "
       << (c.valid ? std::to_string(c.seconds * 1e3) : "-") << " | " << (c.compiled ? std::to_string(c.max_error) : "-")
       << " |\n";
-  r << "\n## Chosen variant (NumPy-like)\n\n```python\n" << ir::print_numpy(best.fn) << "```\n\n"
+  r << "\n## Chosen variant (NumPy-like)\n\n```python\n"
+    << ir::print_numpy(best.fn) << "```\n\n"
     << "## Instruction-level form\n\n";
   for (size_t i = 0; i < best.kernel.stages.size(); ++i) {
     const emit::StageReport& s = best.kernel.stages[i];
@@ -112,11 +114,12 @@ std::string report(const ir::Program& program, const ir::Dims& dims, const hw::D
     r << "\n";
   }
   r << "The full loop nest is `kernel.cpp`; each statement there is one of the lowerings below.\n\n"
-    << "## Lowerings used (each proved equal to its hole)\n\n| hole | instructions | verdict | method |\n|---|---|---|---|\n";
+    << "## Lowerings used (each proved equal to its hole)\n\n| hole | instructions | verdict | method "
+       "|\n|---|---|---|---|\n";
   std::set<std::string> seen;
   for (const isa::Lowering& l : synth.used()) {
-    std::string row = "| `" + l.spec_text + "` | `" + l.tree.str() + "` | " + smt::verdict_name(l.proof.verdict) + " | " +
-                      l.proof.method + " |\n";
+    std::string row = "| `" + l.spec_text + "` | `" + l.tree.str() + "` | " + smt::verdict_name(l.proof.verdict) +
+                      " | " + l.proof.method + " |\n";
     if (seen.insert(row).second) r << row;
   }
   r << "\nThe loop skeletons around the holes (blocking, tails, accumulation order) are correct by construction and\n"
@@ -132,12 +135,13 @@ int optimize(const Word& command, const ParsedArgs& args) {
   if (!out_word) throw UserError(command.loc, "optimize needs an output folder: -o OUT/");
   ir::Dims given;
   if (const Word* w = args.last("--dims")) given = parse_dims(*w, program);
-  ir::Dims dims = eval::bind_dims(program.kernel, given, std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
+  ir::Dims dims = eval::bind_dims(program.kernel, given,
+                                  std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
   hw::Description target = load_target(args, "cpu");
   if (target.target != "cpu")
-    throw UserError(args.last("--target") ? args.last("--target")->loc : command.loc,
-                    "optimize emits code for cpu targets; " + target.name + " is a " + target.target +
-                        " target (use axon lower)");
+    throw UserError(
+        args.last("--target") ? args.last("--target")->loc : command.loc,
+        "optimize emits code for cpu targets; " + target.name + " is a " + target.target + " target (use axon lower)");
   size_t count = static_cast<size_t>(int_option(args, "--variants").value_or(4));
   if (count < 1) throw UserError(args.last("--variants")->loc, "--variants must be at least 1");
   uint64_t seed = static_cast<uint64_t>(int_option(args, "--seed").value_or(0));
@@ -155,8 +159,8 @@ int optimize(const Word& command, const ParsedArgs& args) {
   std::vector<eval::Tensor> inputs;
   std::vector<std::vector<float>> f32_inputs;
   for (size_t i = 0; i < fn.params.size(); ++i) {
-    eval::Tensor t = eval::random_normal(eval::concrete_shape(fn.params[i].type.shape, dims, fn.params[i].annotation_loc),
-                                         seed, i);
+    eval::Tensor t =
+        eval::random_normal(eval::concrete_shape(fn.params[i].type.shape, dims, fn.params[i].annotation_loc), seed, i);
     std::vector<float> f(t.data.size());
     for (size_t k = 0; k < f.size(); ++k) t.data[k] = f[k] = static_cast<float>(t.data[k]);
     inputs.push_back(std::move(t));
@@ -219,8 +223,8 @@ int optimize(const Word& command, const ParsedArgs& args) {
       c.seconds = ran.median();
     }
     if (!quiet)
-      std::cout << "  " << c.name << ": " << (c.valid ? "valid, median " + std::to_string(c.seconds * 1e3) + " ms" : c.status)
-                << "\n";
+      std::cout << "  " << c.name << ": "
+                << (c.valid ? "valid, median " + std::to_string(c.seconds * 1e3) + " ms" : c.status) << "\n";
     candidates.push_back(std::move(c));
   }
   const Candidate* best = nullptr;
@@ -253,7 +257,8 @@ int optimize(const Word& command, const ParsedArgs& args) {
 
 const Command& optimize_command() {
   static const Command command{
-      "optimize", "lower, compile, validate and time a program's variants for a CPU; keep the fastest",
+      "optimize",
+      "lower, compile, validate and time a program's variants for a CPU; keep the fastest",
       "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--variants N] [--entry NAME]\n\n"
       "Explores the program's proven variants (as `axon explore`), plans each as loop nests, synthesizes\n"
       "and proves the instructions of every step from the target description, emits C++, compiles it\n"

@@ -38,7 +38,8 @@ hw::Description load_target(const ParsedArgs& args, const std::string& fallback)
   } else {
     path = name;
     if (!std::filesystem::exists(path))
-      throw UserError(w ? w->loc : SourceLoc{}, "unknown target '" + name + "': expected cpu, trn1 or a description file (.json)");
+      throw UserError(w ? w->loc : SourceLoc{},
+                      "unknown target '" + name + "': expected cpu, trn1 or a description file (.json)");
   }
   return hw::load_description(path);
 }

@@ -1,8 +1,8 @@
 #include "emit/cpu.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -125,7 +125,8 @@ class CpuEmitter {
       else if (name == "load_tail")
         spec = isa::spec_from_source(name, "def h(x: 'f32[R]'):\n    return x", {m}, r, tail);
       else if (name == "load_bcast")
-        spec = isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {m}, r, {});
+        spec =
+            isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {m}, r, {});
       else if (name == "load_strided")
         spec = isa::spec_from_source(name, "def h(x: 'f32[" + W + ", S]'):\n    return x[:, 0]", {m}, r, strided);
       else if (name == "load_strided_tail") {
@@ -141,23 +142,25 @@ class CpuEmitter {
       else if (name == "store_scalar")
         spec = isa::spec_from_source(name, "def h(v: 'f32[]'):\n    return v", {r}, m, {});
       else if (name == "splat")
-        spec = isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {r}, r, {});
+        spec =
+            isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {r}, r, {});
       else if (name == "zero")
         spec = isa::spec_from_source(name, "def h():\n    return np.broadcast_to(0.0, (" + W + ",))", {}, r, {});
       else if (name == "merge_tail")
-        spec = isa::spec_from_source(name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])",
-                           {r, r}, r, tail);
+        spec = isa::spec_from_source(
+            name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])",
+            {r, r}, r, tail);
       else if (name == "sum" || name == "max" || name == "min")
-        spec = isa::spec_from_source("horizontal " + name, "def h(x: 'f32[" + W + "]'):\n    return np." + name + "(x)", {r}, r,
-                           {});
+        spec = isa::spec_from_source("horizontal " + name, "def h(x: 'f32[" + W + "]'):\n    return np." + name + "(x)",
+                                     {r}, r, {});
       else
         throw InternalError(__FILE__, __LINE__, "unknown hole " + name);
       std::optional<isa::Lowering> lowering = synth_.lower(*spec);
       it = holes_.emplace(name, lowering).first;
     }
     if (!it->second && required)
-      throw UserError(fn_.loc, "target " + target_.name + " (" + target_.path + "): no instruction sequence proved for the '" +
-                                   name + "' step of a vector loop");
+      throw UserError(fn_.loc, "target " + target_.name + " (" + target_.path +
+                                   "): no instruction sequence proved for the '" + name + "' step of a vector loop");
     return it->second ? &*it->second : nullptr;
   }
   std::map<std::string, std::optional<isa::Lowering>> holes_;
@@ -198,8 +201,10 @@ class CpuEmitter {
     std::function<ir::NodeRef(ir::NodeRef)> copy = [&](ir::NodeRef n) -> ir::NodeRef {
       if (auto it = mapped.find(n); it != mapped.end()) return it->second;
       ir::NodeRef made;
-      if (n->op() == ir::Op::Input) made = t.leaves.at(static_cast<size_t>(n->attrs().index));
-      else if (n->op() == ir::Op::Const) made = t.graph->constant(n->attrs().value);
+      if (n->op() == ir::Op::Input)
+        made = t.leaves.at(static_cast<size_t>(n->attrs().index));
+      else if (n->op() == ir::Op::Const)
+        made = t.graph->constant(n->attrs().value);
       else if (n->op() == ir::Op::Pow && isa::expandable_power(n->attrs().value))
         made = isa::expand_power(*t.graph, copy(n->input(0)), n->attrs().value);
       else {
@@ -237,11 +242,13 @@ class CpuEmitter {
       const Access& a = s.leaves[i];
       std::string p = pointer(a, idx);
       if (auto pk = packed_.find(i); pk != packed_.end() && vec_dim >= 0)
-        p = pk->second + idx[static_cast<size_t>(vec_dim)] + " - v0)";
+        p = pk->second.prefix + idx[static_cast<size_t>(pk->second.dim)] + " - " + pk->second.base + ")";
       LaneAccess kind = tile::lane_access(a, vec_dim);
       std::string text;
-      if (kind == LaneAccess::Broadcast || mode == Mode::Bcast) text = apply("load_bcast", p);
-      else if (mode == Mode::Lane1) text = apply("load_tail", p, {{"R", 1}});
+      if (kind == LaneAccess::Broadcast || mode == Mode::Bcast)
+        text = apply("load_bcast", p);
+      else if (mode == Mode::Lane1)
+        text = apply("load_tail", p, {{"R", 1}});
       else if (kind == LaneAccess::Contiguous)
         text = mode == Mode::Vec ? apply("load", p) : apply("load_tail", p, {{"R", tail}});
       else {
@@ -286,8 +293,10 @@ class CpuEmitter {
       line(text_of("store_lane0", hole("store_lane0")->tree, {value}, {}, p) + ";");
       return;
     }
-    if (mode == Mode::Vec) line(text_of("store", hole("store")->tree, {value}, {}, p) + ";");
-    else line(text_of("store_tail", hole("store_tail")->tree, {value}, {{"R", mode == Mode::Lane1 ? 1 : tail}}, p) + ";");
+    if (mode == Mode::Vec)
+      line(text_of("store", hole("store")->tree, {value}, {}, p) + ";");
+    else
+      line(text_of("store_tail", hole("store_tail")->tree, {value}, {{"R", mode == Mode::Lane1 ? 1 : tail}}, p) + ";");
   }
 
   // ---- the sketch: loops around the holes ----
@@ -303,10 +312,12 @@ class CpuEmitter {
 
   // One parallel loop over the product of `dims` (and `extra` outer blocks),
   // binding i<d> for each dim; returns with the loop open.
-  void open_outer(const Stage& s, const std::vector<int>& dims, int64_t extra, const std::string& extra_var, int threads) {
+  void open_outer(const Stage& s, const std::vector<int>& dims, int64_t extra, const std::string& extra_var,
+                  int threads) {
     int64_t total = extra;
     for (int d : dims) total *= s.extents[static_cast<size_t>(d)];
-    if (threads > 1 && total > 1) line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
+    if (threads > 1 && total > 1)
+      line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
     open_loop("blk", total);
     // The blocks of the vector (and row) loops vary fastest, the outer loops
     // slowest: consecutive iterations of a thread touch neighbouring memory.
@@ -331,17 +342,20 @@ class CpuEmitter {
 
   void emit_stage(const Stage& s, const tile::TileParams& p, int number) {
     line("{  // stage " + std::to_string(number) + ": " + s.what + " over [" + extents_text(s) + "]" +
-         (s.combine != Combine::None ? ", fold " + std::string(tile::combine_name(s.combine)) : "") + "; W=" +
-         std::to_string(p.lanes) + " MR=" + std::to_string(p.mr) + " NV=" + std::to_string(p.nv) + " threads=" +
-         std::to_string(p.threads));
+         (s.combine != Combine::None ? ", fold " + std::string(tile::combine_name(s.combine)) : "") +
+         "; W=" + std::to_string(p.lanes) + " MR=" + std::to_string(p.mr) + " NV=" + std::to_string(p.nv) +
+         " threads=" + std::to_string(p.threads));
     ++indent_;
     int v = p.vec_dim;
     bool vec_reduced = v >= 0 && s.reduced[static_cast<size_t>(v)];
     bool backwards = false;
     for (const Access& a : s.leaves) backwards |= v >= 0 && a.strides[static_cast<size_t>(v)] < 0;
-    if (v < 0 || (s.scan_dim >= 0 && s.scan_dim == v) || (backwards && s.combine == Combine::None)) emit_lane1(s, p);
-    else if (vec_reduced) emit_reduce_inner(s, p);
-    else emit_vector_kept(s, p);
+    if (v < 0 || (s.scan_dim >= 0 && s.scan_dim == v) || (backwards && s.combine == Combine::None))
+      emit_lane1(s, p);
+    else if (vec_reduced)
+      emit_reduce_inner(s, p);
+    else
+      emit_vector_kept(s, p);
     close();
   }
 
@@ -430,9 +444,15 @@ class CpuEmitter {
     if (s.combine != Combine::Sum || reduced.size() != 1 || p.rows_dim < 0) return;
     int v = p.vec_dim, k = reduced[0], W = p.lanes;
     int64_t K = s.extents[static_cast<size_t>(k)];
+    int64_t ext_r = s.extents[static_cast<size_t>(p.rows_dim)];
+    int64_t nrb = (ext_r + p.mr - 1) / p.mr;
+    pack_rows(s, p, k, outer, nvb);
+    // A panel is read once per block of rows: with one block the copy only costs.
+    if (nrb < 2) return;
     for (size_t i = 0; i < s.leaves.size(); ++i) {
       const Access& a = s.leaves[i];
-      if (tile::lane_access(a, v) != LaneAccess::Contiguous || a.strides[static_cast<size_t>(p.rows_dim)] != 0) continue;
+      if (tile::lane_access(a, v) != LaneAccess::Contiguous || a.strides[static_cast<size_t>(p.rows_dim)] != 0)
+        continue;
       if (std::abs(a.strides[static_cast<size_t>(k)]) < 256) continue;
       bool moves = false;
       for (int d : outer) moves |= a.strides[static_cast<size_t>(d)] != 0;
@@ -440,9 +460,10 @@ class CpuEmitter {
       std::string pack = "axon_pack" + std::to_string(extra_scratch_.size());
       extra_scratch_.push_back({pack, nvb * K * block});
       std::string kv = "i" + std::to_string(k);
-      line("// pack " + std::to_string(i) + ": panels of " + std::to_string(block) + " columns, " + pack + "[vb][" + kv +
-           "][" + std::to_string(block) + "]");
-      if (p.threads > 1 && nvb > 1) line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(p.threads) + ")");
+      line("// pack " + std::to_string(i) + ": panels of " + std::to_string(block) + " columns, " + pack + "[vb][" +
+           kv + "][" + std::to_string(block) + "]");
+      if (p.threads > 1 && nvb > 1)
+        line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(p.threads) + ")");
       open_loop("vb", nvb);
       line("const int64_t v0 = vb * " + std::to_string(block) + ";");
       open_loop(kv, K);
@@ -452,9 +473,10 @@ class CpuEmitter {
           idx[static_cast<size_t>(v)] = "(v0 + " + std::to_string(j * W) + ")";
           std::string from = pointer(a, idx);
           std::string x = fresh("x");
-          line("const auto " + x + " = " + (j < nvec ? apply("load", from) : apply("load_tail", from, {{"R", tail}})) + ";");
-          std::string to = "(" + pack + " + vb * " + std::to_string(K * block) + " + " + kv + " * " + std::to_string(block) +
-                           " + " + std::to_string(j * W) + ")";
+          line("const auto " + x + " = " + (j < nvec ? apply("load", from) : apply("load_tail", from, {{"R", tail}})) +
+               ";");
+          std::string to = "(" + pack + " + vb * " + std::to_string(K * block) + " + " + kv + " * " +
+                           std::to_string(block) + " + " + std::to_string(j * W) + ")";
           line(text_of("store", hole("store")->tree, {x}, {}, to) + ";");
         }
       };
@@ -472,10 +494,52 @@ class CpuEmitter {
       }
       close();
       close();
-      packed_[i] = "(" + pack + " + vb * " + std::to_string(K * block) + " + " + kv + " * " + std::to_string(block) + " + ";
+      packed_[i] = {"(" + pack + " + vb * " + std::to_string(K * block) + " + " + kv + " * " + std::to_string(block) + " + ",
+                    v, "v0"};
     }
   }
-  std::map<size_t, std::string> packed_;  // leaf -> pointer prefix into its panels
+  // The per-row operand (a[m, k] broadcast along the vector loop) when its
+  // rows are far apart along the fold (a.T @ b): copied into panels of MR
+  // rows, pack[rb][k][MR], one element at a time.
+  void pack_rows(const Stage& s, const tile::TileParams& p, int k, const std::vector<int>& outer, int64_t nvb) {
+    int r = p.rows_dim;
+    int64_t K = s.extents[static_cast<size_t>(k)], ext_r = s.extents[static_cast<size_t>(r)];
+    int64_t nrb = (ext_r + p.mr - 1) / p.mr;
+    if (nvb < 8 || p.mr < 2) return;
+    for (size_t i = 0; i < s.leaves.size(); ++i) {
+      const Access& a = s.leaves[i];
+      if (tile::lane_access(a, p.vec_dim) != LaneAccess::Broadcast || a.strides[static_cast<size_t>(r)] == 0) continue;
+      if (std::abs(a.strides[static_cast<size_t>(k)]) < 256) continue;
+      bool moves = false;
+      for (int d : outer) moves |= a.strides[static_cast<size_t>(d)] != 0;
+      if (moves) continue;
+      std::string pack = "axon_pack" + std::to_string(extra_scratch_.size());
+      extra_scratch_.push_back({pack, nrb * K * p.mr});
+      std::string kv = "i" + std::to_string(k), rv = "i" + std::to_string(r);
+      line("// pack " + std::to_string(i) + ": panels of " + std::to_string(p.mr) + " rows, " + pack + "[rb][" + kv +
+           "][" + std::to_string(p.mr) + "]");
+      if (p.threads > 1) line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(p.threads) + ")");
+      open_loop(kv, K);
+      open_loop(rv, ext_r);
+      std::vector<std::string> idx = base_index(s);
+      std::string x = fresh("x");
+      line("const auto " + x + " = " + apply("load_bcast", pointer(a, idx)) + ";");
+      std::string to = "(" + pack + " + (" + rv + " / " + std::to_string(p.mr) + ") * " + std::to_string(K * p.mr) +
+                       " + " + kv + " * " + std::to_string(p.mr) + " + " + rv + " % " + std::to_string(p.mr) + ")";
+      line(text_of("store_lane0", hole("store_lane0")->tree, {x}, {}, to) + ";");
+      close();
+      close();
+      packed_[i] = {"(" + pack + " + rb * " + std::to_string(K * p.mr) + " + " + kv + " * " + std::to_string(p.mr) + " + ",
+                    r, "r0"};
+    }
+  }
+
+  struct Packed {
+    std::string prefix;  // the pointer up to the offset within the panel
+    int dim;             // the loop whose offset from `base` indexes the panel
+    std::string base;
+  };
+  std::map<size_t, Packed> packed_;  // leaf -> its panels
   std::vector<std::pair<std::string, int64_t>> extra_scratch_;
 
   void emit_tile_block(const Stage& s, const tile::TileParams& p, const Tile& t, const Tile& first,
@@ -562,7 +626,8 @@ class CpuEmitter {
       open_loop("vb", nblocks);
       for (int j = 0; j < p.nv; ++j) {
         idx[static_cast<size_t>(v)] = "(vb * " + std::to_string(block) + " + " + std::to_string(j * W) + ")";
-        line(accs[static_cast<size_t>(j)] + " = " + evaluate(s, t, v, idx, Mode::Vec, 0, accs[static_cast<size_t>(j)]) + ";");
+        line(accs[static_cast<size_t>(j)] + " = " + evaluate(s, t, v, idx, Mode::Vec, 0, accs[static_cast<size_t>(j)]) +
+             ";");
       }
       close();
     }
@@ -621,8 +686,7 @@ class CpuEmitter {
       store(acc, s.out, idx, mode, 1);
       close();
     } else {
-      if (s.combine != Combine::None)
-        throw InternalError(__FILE__, __LINE__, "a fold without a vector loop");
+      if (s.combine != Combine::None) throw InternalError(__FILE__, __LINE__, "a fold without a vector loop");
       store(evaluate(s, t, v, idx, mode, 1, ""), s.out, idx, mode, 1);
     }
     close();
@@ -664,7 +728,8 @@ class CpuEmitter {
     h << "// Generated by axon for target " << target_.name << ": kernel " << fn_.name << ".\n"
       << "// Dense row-major float32 arrays; sizes are fixed. Returns 0.\n";
     for (size_t i = 0; i < fn_.params.size(); ++i)
-      h << "//   in  " << names[i] << ": f32" << shape_text(plan_.buffers[static_cast<size_t>(plan_.inputs[i])].shape) << "\n";
+      h << "//   in  " << names[i] << ": f32" << shape_text(plan_.buffers[static_cast<size_t>(plan_.inputs[i])].shape)
+        << "\n";
     for (size_t k = 0; k < fn_.outputs.size(); ++k)
       h << "//   out " << names[fn_.params.size() + k] << ": f32"
         << shape_text(plan_.buffers[static_cast<size_t>(plan_.outputs[k])].shape) << "\n";
@@ -679,13 +744,13 @@ class CpuEmitter {
     std::string j = "{\"entry\": \"" + entry + "\", \"target\": \"" + target_.name + "\", \"inputs\": [";
     for (size_t i = 0; i < fn_.params.size(); ++i)
       j += std::string(i ? ", " : "") + "{\"name\": \"" + c_identifier(fn_.params[i].name) + "\", \"dtype\": \"" +
-           ir::dtype_name(fn_.params[i].type.dtype) + "\", \"shape\": " +
-           shape_text(plan_.buffers[static_cast<size_t>(plan_.inputs[i])].shape) + "}";
+           ir::dtype_name(fn_.params[i].type.dtype) +
+           "\", \"shape\": " + shape_text(plan_.buffers[static_cast<size_t>(plan_.inputs[i])].shape) + "}";
     j += "], \"outputs\": [";
     for (size_t k = 0; k < fn_.outputs.size(); ++k)
       j += std::string(k ? ", " : "") + "{\"name\": \"" + names[fn_.params.size() + k] + "\", \"dtype\": \"" +
-           ir::dtype_name(fn_.outputs[k]->dtype()) + "\", \"shape\": " +
-           shape_text(plan_.buffers[static_cast<size_t>(plan_.outputs[k])].shape) + "}";
+           ir::dtype_name(fn_.outputs[k]->dtype()) +
+           "\", \"shape\": " + shape_text(plan_.buffers[static_cast<size_t>(plan_.outputs[k])].shape) + "}";
     return j + "]}";
   }
 
@@ -697,9 +762,11 @@ class CpuEmitter {
       << "#include <cstdint>\n#include <cstdlib>\n#include \"kernel.h\"\n"
       << "// ---- prelude: the helpers the description's instructions call ----\n"
       << prelude_ << "\n// ---- kernel ----\n"
-      << "namespace {\nstruct axon_scratch {\n  float* data = nullptr;\n  ~axon_scratch() { std::free(data); }\n};\n}  // namespace\n\n"
+      << "namespace {\nstruct axon_scratch {\n  float* data = nullptr;\n  ~axon_scratch() { std::free(data); }\n};\n}  "
+         "// namespace\n\n"
       << "extern \"C\" " << signature(entry) << " {\n";
-    for (size_t i = 0; i < fn_.params.size(); ++i) c << "  const float* const axon_in" << i << " = " << names[i] << ";\n";
+    for (size_t i = 0; i < fn_.params.size(); ++i)
+      c << "  const float* const axon_in" << i << " = " << names[i] << ";\n";
     for (size_t k = 0; k < fn_.outputs.size(); ++k)
       c << "  float* const axon_out" << k << " = " << names[fn_.params.size() + k] << ";\n";
     int64_t arena = 0;
@@ -722,15 +789,17 @@ class CpuEmitter {
         << "  if (!scratch.data) return 1;\n"
         << "  float* const axon_arena = scratch.data;\n";
       for (const auto& [b, off] : offsets) c << "  float* const axon_t" << b << " = axon_arena + " << off << ";\n";
-      for (const auto& [name, off] : extra_offsets) c << "  float* const " << name << " = axon_arena + " << off << ";\n";
+      for (const auto& [name, off] : extra_offsets)
+        c << "  float* const " << name << " = axon_arena + " << off << ";\n";
     }
     c << body;
     c << "  return 0;\n}\n\n"
-      << "extern \"C\" int axon_kernel_packed(const float* const* in, float* const* out) {\n  (void)in;\n  return " << entry
-      << "(";
+      << "extern \"C\" int axon_kernel_packed(const float* const* in, float* const* out) {\n  (void)in;\n  return "
+      << entry << "(";
     for (size_t i = 0; i < names.size(); ++i)
-      c << (i ? ", " : "") << (i < fn_.params.size() ? "in[" + std::to_string(i) + "]"
-                                                     : "out[" + std::to_string(i - fn_.params.size()) + "]");
+      c << (i ? ", " : "")
+        << (i < fn_.params.size() ? "in[" + std::to_string(i) + "]"
+                                  : "out[" + std::to_string(i - fn_.params.size()) + "]");
     c << ");\n}\n\nextern \"C\" const char* axon_kernel_info() {\n  return R\"axon(" << info_json(entry)
       << ")axon\";\n}\n";
     return c.str();
@@ -744,12 +813,15 @@ class CpuEmitter {
 
 std::string c_identifier(const std::string& name) {
   static const std::set<std::string> kReserved = {
-      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
-      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
-      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
-      "class", "delete", "new", "operator", "private", "protected", "public", "template", "this", "throw", "try",
-      "catch", "namespace", "using", "virtual", "friend", "true", "false", "nullptr", "typename", "decltype",
-      "constexpr", "noexcept", "static_assert", "alignas", "alignof", "and", "or", "not", "xor", "main", "rest", "blk"};
+      "auto",      "break",    "case",          "char",     "const",    "continue", "default",  "do",
+      "double",    "else",     "enum",          "extern",   "float",    "for",      "goto",     "if",
+      "inline",    "int",      "long",          "register", "restrict", "return",   "short",    "signed",
+      "sizeof",    "static",   "struct",        "switch",   "typedef",  "union",    "unsigned", "void",
+      "volatile",  "while",    "bool",          "class",    "delete",   "new",      "operator", "private",
+      "protected", "public",   "template",      "this",     "throw",    "try",      "catch",    "namespace",
+      "using",     "virtual",  "friend",        "true",     "false",    "nullptr",  "typename", "decltype",
+      "constexpr", "noexcept", "static_assert", "alignas",  "alignof",  "and",      "or",       "not",
+      "xor",       "main",     "rest",          "blk"};
   std::string id;
   for (char ch : name) id += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') ? ch : '_';
   if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "_" + id;

@@ -15,9 +15,9 @@ using tile::Combine;
 using tile::Stage;
 using Ranges = std::map<std::string, std::pair<int64_t, int64_t>>;
 
-constexpr int64_t kPartitions = 128;    // SBUF/PSUM partitions, the stationary's and moving's K
-constexpr int64_t kMovingFree = 512;    // one PSUM bank of f32: the moving operand's free size
-constexpr int64_t kFreeLimit = 65536;   // free size of an SBUF instruction
+constexpr int64_t kPartitions = 128;   // SBUF/PSUM partitions, the stationary's and moving's K
+constexpr int64_t kMovingFree = 512;   // one PSUM bank of f32: the moving operand's free size
+constexpr int64_t kFreeLimit = 65536;  // free size of an SBUF instruction
 
 class Trn1Lowering {
  public:
@@ -37,8 +37,8 @@ class Trn1Lowering {
     out_ << "\n# proved lowerings (hole = instructions)\n";
     std::set<std::string> seen;
     for (const isa::Lowering& l : synth_.used()) {
-      std::string row = "#   " + l.spec_text + "\n#       = " + l.tree.str() + "   [" + smt::verdict_name(l.proof.verdict) + ", " +
-                        l.proof.method + "]\n";
+      std::string row = "#   " + l.spec_text + "\n#       = " + l.tree.str() + "   [" +
+                        smt::verdict_name(l.proof.verdict) + ", " + l.proof.method + "]\n";
       if (seen.insert(row).second) out_ << row;
     }
     return out_.str();
@@ -92,19 +92,23 @@ class Trn1Lowering {
   }
 
   std::string load(const std::string& type, const std::string& from, Ranges ranges) {
-    isa::Spec spec = isa::spec_from_source("dma load", "def h(x: '" + type + "'):\n    return x", {hbm_}, "sbuf", ranges);
+    isa::Spec spec =
+        isa::spec_from_source("dma load", "def h(x: '" + type + "'):\n    return x", {hbm_}, "sbuf", ranges);
     return call(require(spec), {from});
   }
   std::string store(const std::string& type, const std::string& space, const std::string& value, Ranges ranges) {
-    isa::Spec spec = isa::spec_from_source("dma store", "def h(v: '" + type + "'):\n    return v", {space}, hbm_, ranges);
+    isa::Spec spec =
+        isa::spec_from_source("dma store", "def h(v: '" + type + "'):\n    return v", {space}, hbm_, ranges);
     return call(require(spec), {value});
   }
 
   void stage(const Stage& s, int number) {
     out_ << "\n# stage " << number << ": " << s.what << " over " << shape(s.extents)
          << (s.combine != Combine::None ? std::string(", fold ") + tile::combine_name(s.combine) : "") << "\n";
-    if (s.what.rfind("einsum", 0) == 0) contraction(s);
-    else rows(s);
+    if (s.what.rfind("einsum", 0) == 0)
+      contraction(s);
+    else
+      rows(s);
   }
 
   // Rows on partitions, the innermost loop along the free dimension; an
@@ -126,9 +130,11 @@ class Trn1Lowering {
     std::string indent = "  ";
     for (int d = 0; d < D; ++d) {
       if (d == f) continue;
-      if (d == p) out_ << indent << "for p0 in range(0, " << s.extents[static_cast<size_t>(d)] << ", 128):  # P = min(128, "
-                       << s.extents[static_cast<size_t>(d)] << " - p0) partitions\n";
-      else out_ << indent << "for i" << d << " in range(" << s.extents[static_cast<size_t>(d)] << "):\n";
+      if (d == p)
+        out_ << indent << "for p0 in range(0, " << s.extents[static_cast<size_t>(d)] << ", 128):  # P = min(128, "
+             << s.extents[static_cast<size_t>(d)] << " - p0) partitions\n";
+      else
+        out_ << indent << "for i" << d << " in range(" << s.extents[static_cast<size_t>(d)] << "):\n";
       indent += "  ";
     }
     // The body over tiles: a column (f32[P, 1]) for leaves that do not move along the free dimension.
@@ -149,8 +155,10 @@ class Trn1Lowering {
     std::function<ir::NodeRef(ir::NodeRef)> copy = [&](ir::NodeRef n) -> ir::NodeRef {
       if (auto it = mapped.find(n); it != mapped.end()) return it->second;
       ir::NodeRef made;
-      if (n->op() == ir::Op::Input) made = leaves.at(static_cast<size_t>(n->attrs().index));
-      else if (n->op() == ir::Op::Const) made = g.constant(n->attrs().value);
+      if (n->op() == ir::Op::Input)
+        made = leaves.at(static_cast<size_t>(n->attrs().index));
+      else if (n->op() == ir::Op::Const)
+        made = g.constant(n->attrs().value);
       else if (n->op() == ir::Op::Pow && isa::expandable_power(n->attrs().value))
         made = isa::expand_power(g, copy(n->input(0)), n->attrs().value);
       else {
@@ -189,9 +197,9 @@ class Trn1Lowering {
     std::string type = root->shape().size() == 2 && root->shape()[1] == ir::Size(1) ? "f32[P, 1]" : "f32[P, F]";
     if (s.combine != Combine::None) {
       std::string fn = s.combine == Combine::Sum ? "sum" : s.combine == Combine::Max ? "max" : "min";
-      isa::Spec spec = isa::spec_from_source("reduce along the free dimension",
-                                             "def h(x: 'f32[P, F]'):\n    return np." + fn + "(x, axis=1, keepdims=True)",
-                                             {"sbuf"}, "sbuf", ranges);
+      isa::Spec spec = isa::spec_from_source(
+          "reduce along the free dimension",
+          "def h(x: 'f32[P, F]'):\n    return np." + fn + "(x, axis=1, keepdims=True)", {"sbuf"}, "sbuf", ranges);
       std::string v = fresh();
       out_ << indent << v << " = " << call(require(spec), {result}) << "  # f32[P, 1]\n";
       result = v;
@@ -218,16 +226,21 @@ class Trn1Lowering {
       bool with_n = x.strides[static_cast<size_t>(n)] != 0;
       (with_n ? b : a) = i;
     }
-    if (a < 0 || b < 0) throw UserError(fn_.loc, "trn1: both operands of " + s.what + " move along its last output index");
+    if (a < 0 || b < 0)
+      throw UserError(fn_.loc, "trn1: both operands of " + s.what + " move along its last output index");
     Ranges ranges{{"K", {1, kPartitions}}, {"M", {1, kPartitions}}, {"N", {1, kMovingFree}}};
     std::vector<std::string> loops;
-    for (int d = 0; d < D; ++d) loops.push_back(d == k ? "k0" : d == n ? "n0" : d == m ? "m0" : "i" + std::to_string(d));
+    for (int d = 0; d < D; ++d)
+      loops.push_back(d == k ? "k0" : d == n ? "n0" : d == m ? "m0" : "i" + std::to_string(d));
     std::string indent = "  ";
     for (int d : kept) {
       int64_t e = s.extents[static_cast<size_t>(d)];
-      if (d == n) out_ << indent << "for n0 in range(0, " << e << ", 512):  # N = min(512, " << e << " - n0)\n";
-      else if (d == m) out_ << indent << "for m0 in range(0, " << e << ", 128):  # M = min(128, " << e << " - m0)\n";
-      else out_ << indent << "for i" << d << " in range(" << e << "):\n";
+      if (d == n)
+        out_ << indent << "for n0 in range(0, " << e << ", 512):  # N = min(512, " << e << " - n0)\n";
+      else if (d == m)
+        out_ << indent << "for m0 in range(0, " << e << ", 128):  # M = min(128, " << e << " - m0)\n";
+      else
+        out_ << indent << "for i" << d << " in range(" << e << "):\n";
       indent += "  ";
     }
     int64_t K = s.extents[static_cast<size_t>(k)];
@@ -238,12 +251,13 @@ class Trn1Lowering {
     out_ << inner << "mv = " << load("f32[K, N]", access(s.leaves[static_cast<size_t>(b)], loops), ranges)
          << "  # moving f32[K, N]\n";
     const std::string product = "np.einsum('km,kn->mn', st, mv)";
-    isa::Spec first = isa::spec_from_source("contraction", "def h(st: 'f32[K, M]', mv: 'f32[K, N]'):\n    return " + product,
-                                            {"sbuf", "sbuf"}, "psum", ranges);
-    isa::Spec more = isa::spec_from_source(
-        "contraction, accumulated",
-        "def h(acc: 'f32[M, N]', st: 'f32[K, M]', mv: 'f32[K, N]'):\n    return acc + " + product, {"psum", "sbuf", "sbuf"},
-        "psum", ranges);
+    isa::Spec first =
+        isa::spec_from_source("contraction", "def h(st: 'f32[K, M]', mv: 'f32[K, N]'):\n    return " + product,
+                              {"sbuf", "sbuf"}, "psum", ranges);
+    isa::Spec more =
+        isa::spec_from_source("contraction, accumulated",
+                              "def h(acc: 'f32[M, N]', st: 'f32[K, M]', mv: 'f32[K, N]'):\n    return acc + " + product,
+                              {"psum", "sbuf", "sbuf"}, "psum", ranges);
     out_ << inner << "acc = " << call(require(first), {"st", "mv"}) << " if k0 == 0 else "
          << call(require(more), {"acc", "st", "mv"}) << "  # f32[M, N] in one PSUM bank\n";
     isa::Spec evacuate =

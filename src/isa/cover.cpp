@@ -14,7 +14,9 @@ namespace {
 constexpr size_t kMaxFrontiers = 48;
 constexpr int kRegionDepth = 3;
 
-bool is_leaf(ir::NodeRef n) { return n->op() == ir::Op::Input; }
+bool is_leaf(ir::NodeRef n) {
+  return n->op() == ir::Op::Input;
+}
 
 class Coverer {
  public:
@@ -97,14 +99,14 @@ class Coverer {
       }
       if (!best.tree.instr && best.tree.leaf < 0)
         throw UserError(loc, std::string("the target has no instruction that computes '") + ir::op_name(n->op()) +
-                                 "' here (no proved lowering of " + ir::op_name(n->op()) + " on " +
-                                 n->type().str() + " tiles)");
+                                 "' here (no proved lowering of " + ir::op_name(n->op()) + " on " + n->type().str() +
+                                 " tiles)");
       cover.choice[n->id()] = std::move(best);
     }
     return cover;
   }
 
- std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges;
 
  private:
   ir::NodeRef root_;

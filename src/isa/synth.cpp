@@ -95,15 +95,18 @@ Signature signature_of(const std::vector<ir::NodeRef>& roots, const std::set<ir:
   for (ir::NodeRef n : ir::topological_order(roots)) {
     if (stop.count(n)) continue;
     switch (n->op()) {
-      case ir::Op::Exp: case ir::Op::Log: case ir::Op::Tanh: case ir::Op::Sqrt: case ir::Op::ReduceSum:
-      case ir::Op::ReduceMax: case ir::Op::ReduceMin: case ir::Op::Contract: case ir::Op::Cumsum:
-      case ir::Op::Select:
-        ++sig[n->op()];
-        break;
+      case ir::Op::Exp:
+      case ir::Op::Log:
+      case ir::Op::Tanh:
+      case ir::Op::Sqrt:
+      case ir::Op::ReduceSum:
+      case ir::Op::ReduceMax:
+      case ir::Op::ReduceMin:
+      case ir::Op::Contract:
+      case ir::Op::Cumsum:
+      case ir::Op::Select: ++sig[n->op()]; break;
       case ir::Op::Div:  // a / b is a * recip(b) to the prover
-      case ir::Op::Recip:
-        ++sig[ir::Op::Recip];
-        break;
+      case ir::Op::Recip: ++sig[ir::Op::Recip]; break;
       default: break;
     }
   }
@@ -227,8 +230,9 @@ std::string spec_text(const Spec& spec) {
         for (size_t i = 0; i < n->inputs().size(); ++i) t += ", " + arg(i);
         return t + ")";
       }
-      case ir::Op::Broadcast: case ir::Op::Reshape: case ir::Op::Slice:
-        return std::string(ir::op_name(n->op())) + "(" + arg(0) + ", " + n->type().str() + ")";
+      case ir::Op::Broadcast:
+      case ir::Op::Reshape:
+      case ir::Op::Slice: return std::string(ir::op_name(n->op())) + "(" + arg(0) + ", " + n->type().str() + ")";
       default: break;
     }
     std::string t = std::string("np.") + ir::op_name(n->op()) + "(";
@@ -309,7 +313,8 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
 
   std::map<const hw::Instruction*, Signature> instr_sig;
-  for (const hw::Instruction& instr : target_.instructions) instr_sig[&instr] = signature_of(instr.semantics.kernel.outputs);
+  for (const hw::Instruction& instr : target_.instructions)
+    instr_sig[&instr] = signature_of(instr.semantics.kernel.outputs);
   Signature spec_sig = signature_of({spec.root});
 
   // Operand options: the leaves, then conversions of single leaves (loads,
@@ -317,7 +322,9 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
   // spec has (a reciprocal feeding a multiply, say).
   std::vector<Option> options;
   for (size_t i = 0; i < spec.leaves.size(); ++i)
-    options.push_back({InstrTree{nullptr, static_cast<int>(i), {}, {}, 0}, spec.leaves[i]->type(), spec.leaf_spaces[i],
+    options.push_back({InstrTree{nullptr, static_cast<int>(i), {}, {}, 0},
+                       spec.leaves[i]->type(),
+                       spec.leaf_spaces[i],
                        {static_cast<int>(i)}});
   size_t num_leaf_options = options.size();
   for (const hw::Instruction& conv : target_.instructions) {
@@ -326,14 +333,15 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
     if (conv.operands.empty()) {
       Binding binding;
       if (std::optional<ir::TensorType> type = bound_result(conv, binding))
-        options.push_back({InstrTree{&conv, -1, {}, {}, reciprocal_throughput(conv, binding, spec)}, *type,
-                           conv.result.space, {}});
+        options.push_back(
+            {InstrTree{&conv, -1, {}, {}, reciprocal_throughput(conv, binding, spec)}, *type, conv.result.space, {}});
       continue;
     }
     for (size_t i = 0; i < num_leaf_options; ++i) {
       const Option& leaf = options[i];
       Binding binding;
-      if (conv.operands[0].space != leaf.space || !unify(conv, conv.operands[0].type, leaf.type, spec, binding)) continue;
+      if (conv.operands[0].space != leaf.space || !unify(conv, conv.operands[0].type, leaf.type, spec, binding))
+        continue;
       if (own_only && !binding_is_own(binding)) continue;
       std::optional<ir::TensorType> type = bound_result(conv, binding);
       if (!type) continue;
@@ -432,7 +440,8 @@ std::string emit_text(const InstrTree& tree, const std::vector<std::string>& lea
     fill[tree.instr->operands[i].name] = emit_text(tree.args[i], leaf_text, dims);
   for (const auto& [name, size] : tree.sizes) {
     std::optional<int64_t> value = size.evaluate(dims);
-    if (!value) throw InternalError(__FILE__, __LINE__, "size " + size.str() + " unknown when emitting " + tree.instr->name);
+    if (!value)
+      throw InternalError(__FILE__, __LINE__, "size " + size.str() + " unknown when emitting " + tree.instr->name);
     fill[name] = std::to_string(*value);
   }
   fill["result"] = result;

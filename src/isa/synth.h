@@ -30,7 +30,7 @@ struct Spec {
   ir::NodeRef root = nullptr;
   std::string result_space;
   std::map<std::string, std::pair<int64_t, int64_t>> ranges;  // symbolic size -> [lo, hi]
-  std::string what;  // for reports: "add", "load (tail)", ...
+  std::string what;                                           // for reports: "add", "load (tail)", ...
 
   /// Adds leaf Input number leaves.size() with this type and space.
   ir::NodeRef leaf(const ir::TensorType& type, const std::string& space);
@@ -41,9 +41,9 @@ struct Spec {
 struct InstrTree {
   const hw::Instruction* instr = nullptr;
   int leaf = -1;
-  std::vector<InstrTree> args;                 // one per operand
-  std::map<std::string, ir::Size> sizes;       // the instruction's size names, in the spec's sizes
-  double cost = 0;                             // reciprocal throughputs, summed over the tree
+  std::vector<InstrTree> args;            // one per operand
+  std::map<std::string, ir::Size> sizes;  // the instruction's size names, in the spec's sizes
+  double cost = 0;                        // reciprocal throughputs, summed over the tree
 
   std::string str() const;  // "fmadd_ps(l0, set1_ps(l1), l2)"
 };
@@ -51,7 +51,7 @@ struct InstrTree {
 /// A proved filling of a hole.
 struct Lowering {
   InstrTree tree;
-  std::string spec_text;   // the spec as one NumPy-like expression over l0, l1, ..., with their types
+  std::string spec_text;  // the spec as one NumPy-like expression over l0, l1, ..., with their types
   smt::ProofResult proof;
 };
 
@@ -79,8 +79,7 @@ class Synthesizer {
 /// A hole written as NumPy: `text` is one `def` whose parameters are the
 /// leaves (in `spaces`) and whose return value is the root.
 Spec spec_from_source(const std::string& what, const std::string& text, const std::vector<std::string>& spaces,
-                      const std::string& result_space,
-                      std::map<std::string, std::pair<int64_t, int64_t>> ranges);
+                      const std::string& result_space, std::map<std::string, std::pair<int64_t, int64_t>> ranges);
 
 /// The instruction's semantics with its parameters replaced by `args`, built in `into`.
 ir::NodeRef instantiate(const hw::Instruction& instr, ir::Graph& into, const std::vector<ir::NodeRef>& args);

@@ -122,12 +122,18 @@ class Planner {
       feeds_heavy |= u->op() == ir::Op::Contract;
     }
     bool yes = false;
-    if (op == ir::Op::Input) yes = true;
-    else if (op == ir::Op::Const || op == ir::Op::SizeValue) yes = false;
-    else if (op == ir::Op::Reshape) yes = true;  // a view, but it names a buffer
-    else if (is_view(op)) yes = result || feeds_reshape;
-    else if (is_elementwise(op)) yes = result || users.size() > 1 || feeds_view || feeds_heavy;
-    else yes = true;  // reductions, scans, contractions, concatenations
+    if (op == ir::Op::Input)
+      yes = true;
+    else if (op == ir::Op::Const || op == ir::Op::SizeValue)
+      yes = false;
+    else if (op == ir::Op::Reshape)
+      yes = true;  // a view, but it names a buffer
+    else if (is_view(op))
+      yes = result || feeds_reshape;
+    else if (is_elementwise(op))
+      yes = result || users.size() > 1 || feeds_view || feeds_heavy;
+    else
+      yes = true;  // reductions, scans, contractions, concatenations
     if (yes) materialized_.insert(n);
     if (op == ir::Op::Reshape && n->input(0)->op() != ir::Op::Input) materialize_dense(n->input(0));
   }
@@ -279,7 +285,8 @@ class Planner {
     a.strides.assign(letters.size(), 0);
     std::vector<int64_t> strides = row_major_strides(packed_shape);
     for (size_t q = 0; q < order.size(); ++q)
-      a.strides[static_cast<size_t>(std::find(letters.begin(), letters.end(), order[q]) - letters.begin())] += strides[q];
+      a.strides[static_cast<size_t>(std::find(letters.begin(), letters.end(), order[q]) - letters.begin())] +=
+          strides[q];
     if (!fresh) return a;
     Stage copy;
     copy.what = "layout for " + s.what;
@@ -303,7 +310,8 @@ class Planner {
   // The body's leaf that reads `a` (one per distinct access).
   ir::NodeRef leaf(Stage& s, const Access& a) {
     for (size_t i = 0; i < s.leaves.size(); ++i)
-      if (!(s.leaves[i] < a) && !(a < s.leaves[i])) return s.graph->input(static_cast<int64_t>(i), "l" + std::to_string(i), {});
+      if (!(s.leaves[i] < a) && !(a < s.leaves[i]))
+        return s.graph->input(static_cast<int64_t>(i), "l" + std::to_string(i), {});
     s.leaves.push_back(a);
     return s.graph->input(static_cast<int64_t>(s.leaves.size() - 1), "l" + std::to_string(s.leaves.size() - 1), {});
   }
@@ -424,6 +432,8 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
   return strides;
 }
 
-Plan plan_function(const ir::Function& fn, const ir::Dims& dims) { return Planner(fn, dims).run(); }
+Plan plan_function(const ir::Function& fn, const ir::Dims& dims) {
+  return Planner(fn, dims).run();
+}
 
 }  // namespace axon::tile

@@ -63,7 +63,8 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
     for (const Access& a : s.leaves) {
       if (lane_access(a, p.vec_dim) != LaneAccess::Strided) continue;
       for (size_t d = 0; d < s.extents.size(); ++d)
-        if (static_cast<int>(d) != p.vec_dim && a.strides[d] == 1 && s.extents[d] > 1) p.rows_dim = static_cast<int>(d), gathers = true;
+        if (static_cast<int>(d) != p.vec_dim && a.strides[d] == 1 && s.extents[d] > 1)
+          p.rows_dim = static_cast<int>(d), gathers = true;
     }
   }
   ir::Size MR = ir::Size::name("MR"), NV = ir::Size::name("NV"), W = ir::Size::name("W");
@@ -75,14 +76,13 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
       // MR * NV accumulators, NV vectors of the row-shared operand, one broadcast at a time.
       {"accumulators and operands fit in the vector registers", MR * NV + NV + 1, target.registers},
       {"a register tile does not exceed the vector loop", (NV - 1) * W, std::max<int64_t>(vec_extent - 1, 0)},
-      {"the reduction panel of one register tile stays in L2", 4 * ir::Size(red) * (MR + NV * W),
-       target.l2_bytes / 2},
+      {"the reduction panel of one register tile stays in L2", 4 * ir::Size(red) * (MR + NV * W), target.l2_bytes / 2},
   };
   if (gathers)
     choice.constraints[0] = {"the gathered rows of a tile fit in the vector registers", MR * NV + 1, target.registers};
   if (p.rows_dim >= 0)
-    choice.constraints.push_back({"a register tile does not exceed the row loop", MR - 1,
-                                  s.extents[static_cast<size_t>(p.rows_dim)] - 1});
+    choice.constraints.push_back(
+        {"a register tile does not exceed the row loop", MR - 1, s.extents[static_cast<size_t>(p.rows_dim)] - 1});
   else
     choice.constraints.push_back({"no row blocking without reuse", MR, 1});
   // Enumerate, keep the valid assignment with the most accumulators (reuse),

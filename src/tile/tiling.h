@@ -19,12 +19,12 @@ namespace axon::tile {
 
 /// What tiling needs to know about a target.
 struct TargetShape {
-  int lanes = 1;                 // W: f32 lanes of a vector register
-  int registers = 16;            // vector registers
-  int64_t l1_bytes = 32 << 10;   // innermost cache
+  int lanes = 1;                // W: f32 lanes of a vector register
+  int registers = 16;           // vector registers
+  int64_t l1_bytes = 32 << 10;  // innermost cache
   int64_t l2_bytes = 1 << 20;
   int cores = 1;
-  bool has_tail = true;          // masked loads and stores exist
+  bool has_tail = true;  // masked loads and stores exist
 };
 
 struct TileParams {

@@ -64,7 +64,9 @@ void expect_golden(const std::string& name, const std::string& text) {
 }
 
 // The kernel without the prelude (which is the description's file, not emitted code).
-std::string kernel_part(const std::string& source) { return source.substr(source.find("// ---- kernel ----")); }
+std::string kernel_part(const std::string& source) {
+  return source.substr(source.find("// ---- kernel ----"));
+}
 
 TEST(Golden, RmsnormAvx2) {
   Lowered l = lower_cpu(kSource + "/examples/rmsnorm.py", {{"M", 7}, {"N", 33}}, kSource + "/hw/x86-avx2.json");
@@ -73,7 +75,8 @@ TEST(Golden, RmsnormAvx2) {
 }
 
 TEST(Golden, MatmulAvx512) {
-  Lowered l = lower_cpu(kSource + "/bench/kernels/matmul.py", {{"M", 9}, {"K", 5}, {"N", 37}}, kSource + "/hw/x86-avx512.json");
+  Lowered l =
+      lower_cpu(kSource + "/bench/kernels/matmul.py", {{"M", 9}, {"K", 5}, {"N", 37}}, kSource + "/hw/x86-avx512.json");
   EXPECT_TRUE(l.all_proved);
   EXPECT_TRUE(uses(l, "fmadd_ps"));
   expect_golden("matmul_avx512.cpp", kernel_part(l.kernel.source));

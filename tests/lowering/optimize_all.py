@@ -39,7 +39,17 @@ def optimize(axon, program, dims, out, variants):
         cmd += ["--dims", dims]
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    return p.returncode, (p.stdout + p.stderr).strip(), time.time() - t0
+    text = (p.stdout + p.stderr).strip()
+    rc = p.returncode
+    if rc == 0:
+        # Every candidate must be valid, not only the chosen one: a wrong
+        # result from proved lowerings is a bug.
+        report = pathlib.Path(out, "report.md").read_text()
+        table = report[report.index("## Candidates"):report.index("## Chosen variant")]
+        bad = [line for line in table.splitlines()[4:] if line.startswith("|") and "| valid |" not in line]
+        if bad:
+            rc, text = 1, text + "\ninvalid candidates:\n" + "\n".join(bad)
+    return rc, text, time.time() - t0
 
 
 def main():
@@ -58,6 +68,11 @@ def main():
         if sizes:
             primes = ",".join(f"{k}={next_prime(max(v, 5))}" for k, v in sizes.items())
             jobs.append((prog, primes, "primes"))
+    # Sizes at which contractions copy operands into panels (strides >= 256,
+    # several blocks of rows and of vectors), with tails everywhere.
+    if not args.programs:
+        jobs.append((ROOT / "bench/kernels/matmul.py", "M=37,K=70,N=300", "panels"))
+        jobs.append((ROOT / "bench/kernels/transpose_matmul.py", "K=70,M=301,N=211", "panels"))
     failures = 0
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {}

@@ -1,11 +1,12 @@
 // Planning and tiling: which values get buffers, how views become strides,
 // and the default register tile under the description's constraints.
+#include "tile/plan.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 
 #include "lang/load.h"
-#include "tile/plan.h"
 #include "tile/tiling.h"
 
 namespace axon::tile {
