@@ -15,15 +15,43 @@ using tile::Combine;
 using tile::Stage;
 using Ranges = std::map<std::string, std::pair<int64_t, int64_t>>;
 
-constexpr int64_t kPartitions = 128;   // SBUF/PSUM partitions, the stationary's and moving's K
-constexpr int64_t kMovingFree = 512;   // one PSUM bank of f32: the moving operand's free size
-constexpr int64_t kFreeLimit = 65536;  // free size of an SBUF instruction
+// The tile limits, read from the description's instruction limits: the
+// largest partition count any on-chip operand takes, the largest free size of
+// an SBUF result, and the largest free size of a PSUM result (one bank).
+struct TileLimits {
+  int64_t partitions = 1, free = 1, psum_free = 1;
+};
+
+int64_t upper_limit(const hw::Instruction& ins, const ir::Size& dim) {
+  if (std::optional<int64_t> c = dim.constant()) return *c;
+  std::vector<std::string> names = dim.names();
+  if (names.size() != 1) return 1;
+  auto it = ins.limits.find(names[0]);
+  return it == ins.limits.end() ? 1 : it->second.second;
+}
+
+TileLimits tile_limits(const hw::Description& target, const std::string& hbm) {
+  TileLimits t;
+  for (const hw::Instruction& ins : target.instructions) {
+    for (const hw::Operand& o : ins.operands)
+      if (o.space != hbm && o.type.rank() == 2)
+        t.partitions = std::max(t.partitions, upper_limit(ins, o.type.shape[0]));
+    if (ins.result.type.rank() != 2 || ins.result.space == hbm) continue;
+    int64_t free = upper_limit(ins, ins.result.type.shape[1]);
+    if (ins.result.space == "psum")
+      t.psum_free = std::max(t.psum_free, free);
+    else
+      t.free = std::max(t.free, free);
+  }
+  return t;
+}
 
 class Trn1Lowering {
  public:
   Trn1Lowering(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth)
       : plan_(plan), fn_(fn), target_(target), synth_(synth) {
     hbm_ = target.memories.at(0).name;
+    limits_ = tile_limits(target, hbm_);
   }
 
   std::string run() {
@@ -50,6 +78,7 @@ class Trn1Lowering {
   const hw::Description& target_;
   isa::Synthesizer& synth_;
   std::string hbm_;
+  TileLimits limits_;
   std::ostringstream out_;
   int next_ = 0;
 
@@ -123,16 +152,19 @@ class Trn1Lowering {
     int p = -1;
     for (int d = D - 2; d >= 0 && p < 0; --d) p = d;
     int64_t F = f >= 0 ? s.extents[static_cast<size_t>(f)] : 1;
-    if (F > kFreeLimit) throw UserError(fn_.loc, "trn1: a free dimension of " + std::to_string(F) + " is over 65536");
-    Ranges ranges{{"P", {1, kPartitions}}, {"F", {1, kFreeLimit}}};
+    if (F > limits_.free)
+      throw UserError(fn_.loc, "trn1: a free dimension of " + std::to_string(F) + " is over the " +
+                                   std::to_string(limits_.free) + " an SBUF instruction takes");
+    Ranges ranges{{"P", {1, limits_.partitions}}, {"F", {1, limits_.free}}};
     std::vector<std::string> loops;
     for (int d = 0; d < D; ++d) loops.push_back(d == p ? "p0" : d == f ? "0" : "i" + std::to_string(d));
     std::string indent = "  ";
     for (int d = 0; d < D; ++d) {
       if (d == f) continue;
       if (d == p)
-        out_ << indent << "for p0 in range(0, " << s.extents[static_cast<size_t>(d)] << ", 128):  # P = min(128, "
-             << s.extents[static_cast<size_t>(d)] << " - p0) partitions\n";
+        out_ << indent << "for p0 in range(0, " << s.extents[static_cast<size_t>(d)] << ", " << limits_.partitions
+             << "):  # P = min(" << limits_.partitions << ", " << s.extents[static_cast<size_t>(d)]
+             << " - p0) partitions\n";
       else
         out_ << indent << "for i" << d << " in range(" << s.extents[static_cast<size_t>(d)] << "):\n";
       indent += "  ";
@@ -228,7 +260,7 @@ class Trn1Lowering {
     }
     if (a < 0 || b < 0)
       throw UserError(fn_.loc, "trn1: both operands of " + s.what + " move along its last output index");
-    Ranges ranges{{"K", {1, kPartitions}}, {"M", {1, kPartitions}}, {"N", {1, kMovingFree}}};
+    Ranges ranges{{"K", {1, limits_.partitions}}, {"M", {1, limits_.partitions}}, {"N", {1, limits_.psum_free}}};
     std::vector<std::string> loops;
     for (int d = 0; d < D; ++d)
       loops.push_back(d == k ? "k0" : d == n ? "n0" : d == m ? "m0" : "i" + std::to_string(d));
@@ -236,15 +268,18 @@ class Trn1Lowering {
     for (int d : kept) {
       int64_t e = s.extents[static_cast<size_t>(d)];
       if (d == n)
-        out_ << indent << "for n0 in range(0, " << e << ", 512):  # N = min(512, " << e << " - n0)\n";
+        out_ << indent << "for n0 in range(0, " << e << ", " << limits_.psum_free << "):  # N = min("
+             << limits_.psum_free << ", " << e << " - n0)\n";
       else if (d == m)
-        out_ << indent << "for m0 in range(0, " << e << ", 128):  # M = min(128, " << e << " - m0)\n";
+        out_ << indent << "for m0 in range(0, " << e << ", " << limits_.partitions << "):  # M = min("
+             << limits_.partitions << ", " << e << " - m0)\n";
       else
         out_ << indent << "for i" << d << " in range(" << e << "):\n";
       indent += "  ";
     }
     int64_t K = s.extents[static_cast<size_t>(k)];
-    out_ << indent << "for k0 in range(0, " << K << ", 128):  # K = min(128, " << K << " - k0) partitions\n";
+    out_ << indent << "for k0 in range(0, " << K << ", " << limits_.partitions << "):  # K = min(" << limits_.partitions
+         << ", " << K << " - k0) partitions\n";
     std::string inner = indent + "  ";
     out_ << inner << "st = " << load("f32[K, M]", access(s.leaves[static_cast<size_t>(a)], loops), ranges)
          << "  # stationary f32[K, M]: the DMA reads the tile with K on partitions\n";

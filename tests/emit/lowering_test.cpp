@@ -127,6 +127,24 @@ TEST(Golden, RmsnormMatmulTrn1) {
   expect_golden("rmsnorm_matmul_trn1.txt", listing.substr(listing.find("\n") + 1));  // not the path line
 }
 
+// Tile sizes come from the description: halve the moving operand's limit and the N tiles follow.
+TEST(Trn1, TileSizesFollowTheDescriptionsLimits) {
+  std::ifstream in(kSource + "/hw/trn1.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string json = text.str();
+  for (size_t at = json.find("\"N\": [1, 512]"); at != std::string::npos; at = json.find("\"N\": [1, 512]", at))
+    json.replace(at, 13, "\"N\": [1, 256]");
+  hw::Description target = hw::parse_description(json, kSource + "/hw/trn1-narrow.json");
+  ir::Program program = lang::load_program(kSource + "/bench/kernels/matmul.py");
+  tile::Plan plan = tile::plan_function(program.kernel, {{"M", 200}, {"K", 300}, {"N", 600}});
+  smt::Prover prover;
+  isa::Synthesizer synth(target, prover);
+  std::string listing = emit::lower_trn1(plan, program.kernel, target, synth);
+  EXPECT_NE(listing.find("for n0 in range(0, 600, 256)"), std::string::npos) << listing;
+  EXPECT_NE(listing.find("for k0 in range(0, 300, 128)"), std::string::npos) << listing;
+}
+
 TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
   hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
   for (std::string name : {"matmul", "transpose_matmul", "softmax", "rmsnorm", "rmsnorm_matmul"}) {
