@@ -22,12 +22,6 @@ struct Port {
   }
 };
 
-std::string shape_str(const std::vector<int64_t>& shape) {
-  std::string t = "[";
-  for (size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
-  return t + "]";
-}
-
 std::vector<Port> ports(const nlohmann::json& list) {
   std::vector<Port> result;
   for (const nlohmann::json& p : list) result.push_back({p.at("name"), p.at("dtype"), p.at("shape")});
@@ -75,8 +69,8 @@ int exec(const Word& command, const ParsedArgs& args) {
       throw UserError(loc_in(w, eq + 1), e.what());
     }
     if (t.shape != ins[i].shape)
-      throw UserError(loc_in(w, eq + 1), "input '" + name + "' has shape " + shape_str(t.shape) +
-                                             " but the kernel was emitted for " + shape_str(ins[i].shape));
+      throw UserError(loc_in(w, eq + 1), "input '" + name + "' has shape " + ir::shape_str(t.shape) +
+                                             " but the kernel was emitted for " + ir::shape_str(ins[i].shape));
     given[i] = std::vector<float>(t.data.begin(), t.data.end());
   }
   uint64_t seed = static_cast<uint64_t>(int_option(args, "--seed").value_or(0));
@@ -110,7 +104,7 @@ int exec(const Word& command, const ParsedArgs& args) {
     t.data.assign(ran.outputs[k].begin(), ran.outputs[k].end());
     double sum = 0;
     for (double x : t.data) sum += x;
-    std::cout << "result " << k << ": f32" << shape_str(t.shape) << ", sum " << sum << "\n";
+    std::cout << "result " << k << ": f32" << ir::shape_str(t.shape) << ", sum " << sum << "\n";
     if (k < files.size()) {
       try {
         eval::write_npy(files[k].text, t, eval::NpyDtype::F32);

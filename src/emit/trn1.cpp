@@ -58,7 +58,7 @@ class Trn1Lowering {
     out_ << "# " << fn_.name << " for " << target_.name << " (" << target_.path << ")\n";
     for (size_t b = 0; b < plan_.buffers.size(); ++b) {
       const tile::Buffer& buf = plan_.buffers[b];
-      out_ << "#   " << name(static_cast<int>(b)) << ": f32" << shape(buf.shape) << " in " << hbm_
+      out_ << "#   " << name(static_cast<int>(b)) << ": f32" << ir::shape_str(buf.shape) << " in " << hbm_
            << (buf.kind == tile::Buffer::Kind::Scratch ? " (scratch)" : "") << "\n";
     }
     for (size_t i = 0; i < plan_.stages.size(); ++i) stage(plan_.stages[i], static_cast<int>(i));
@@ -88,11 +88,6 @@ class Trn1Lowering {
     if (b.kind == tile::Buffer::Kind::Output) return "out" + std::to_string(b.param);
     return "t" + std::to_string(buffer);
   }
-  static std::string shape(const std::vector<int64_t>& s) {
-    std::string t = "[";
-    for (size_t i = 0; i < s.size(); ++i) t += (i ? ", " : "") + std::to_string(s[i]);
-    return t + "]";
-  }
   std::string access(const Access& a, const std::vector<std::string>& loops) {
     std::string t = name(a.buffer) + "[" + std::to_string(a.offset);
     for (size_t d = 0; d < a.strides.size(); ++d)
@@ -101,24 +96,22 @@ class Trn1Lowering {
   }
   std::string fresh() { return "v" + std::to_string(next_++); }
 
-  const isa::Lowering& require(const isa::Spec& spec) {
-    static thread_local std::optional<isa::Lowering> last;
-    last = synth_.lower(spec);
-    if (!last)
+  isa::Lowering require(const isa::Spec& spec) {
+    std::optional<isa::Lowering> l = synth_.lower(spec);
+    if (!l)
       throw UserError(fn_.loc, "trn1: no proved instruction sequence for the '" + spec.what + "' step (" +
                                    spec.root->type().str() + ")");
-    return *last;
+    return *l;
   }
 
-  std::string call(const isa::Lowering& l, const std::vector<std::string>& args) {
-    std::function<std::string(const isa::InstrTree&)> text = [&](const isa::InstrTree& t) -> std::string {
-      if (!t.instr) return args.at(static_cast<size_t>(t.leaf));
-      std::string s = t.instr->name + "(";
-      for (size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + text(t.args[i]);
-      return s + ")";
-    };
-    return text(l.tree);
+  // The instruction tree as calls over the argument names.
+  static std::string call(const isa::InstrTree& t, const std::vector<std::string>& args) {
+    if (!t.instr) return args.at(static_cast<size_t>(t.leaf));
+    std::string s = t.instr->name + "(";
+    for (size_t i = 0; i < t.args.size(); ++i) s += (i ? ", " : "") + call(t.args[i], args);
+    return s + ")";
   }
+  static std::string call(const isa::Lowering& l, const std::vector<std::string>& args) { return call(l.tree, args); }
 
   std::string load(const std::string& type, const std::string& from, Ranges ranges) {
     isa::Spec spec =
@@ -132,7 +125,7 @@ class Trn1Lowering {
   }
 
   void stage(const Stage& s, int number) {
-    out_ << "\n# stage " << number << ": " << s.what << " over " << shape(s.extents)
+    out_ << "\n# stage " << number << ": " << s.what << " over " << ir::shape_str(s.extents)
          << (s.combine != Combine::None ? std::string(", fold ") + tile::combine_name(s.combine) : "") << "\n";
     if (s.what.rfind("einsum", 0) == 0)
       contraction(s);
@@ -183,24 +176,7 @@ class Trn1Lowering {
            << (column ? ", broadcast along the free dimension" : "") << "\n";
       values.push_back(v);
     }
-    std::map<ir::NodeRef, ir::NodeRef> mapped;
-    std::function<ir::NodeRef(ir::NodeRef)> copy = [&](ir::NodeRef n) -> ir::NodeRef {
-      if (auto it = mapped.find(n); it != mapped.end()) return it->second;
-      ir::NodeRef made;
-      if (n->op() == ir::Op::Input)
-        made = leaves.at(static_cast<size_t>(n->attrs().index));
-      else if (n->op() == ir::Op::Const)
-        made = g.constant(n->attrs().value);
-      else if (n->op() == ir::Op::Pow && isa::expandable_power(n->attrs().value))
-        made = isa::expand_power(g, copy(n->input(0)), n->attrs().value);
-      else {
-        std::vector<ir::NodeRef> in;
-        for (ir::NodeRef x : n->inputs()) in.push_back(copy(x));
-        made = g.make(n->op(), std::move(in), n->attrs());
-      }
-      return mapped[n] = made;
-    };
-    ir::NodeRef root = copy(s.body);
+    ir::NodeRef root = isa::rebuild_over(s.body, g, leaves);
     std::string result;
     if (root->op() == ir::Op::Input) {
       result = values.at(static_cast<size_t>(root->attrs().index));
@@ -215,13 +191,7 @@ class Trn1Lowering {
         std::vector<std::string> args;
         for (ir::NodeRef x : c.cut) args.push_back(emit(x));
         std::string v = fresh();
-        std::function<std::string(const isa::InstrTree&)> text = [&](const isa::InstrTree& t) -> std::string {
-          if (!t.instr) return args.at(static_cast<size_t>(t.leaf));
-          std::string r = t.instr->name + "(";
-          for (size_t i = 0; i < t.args.size(); ++i) r += (i ? ", " : "") + text(t.args[i]);
-          return r + ")";
-        };
-        out_ << indent << v << " = " << text(c.tree) << "  # " << n->type().str() << "\n";
+        out_ << indent << v << " = " << call(c.tree, args) << "  # " << n->type().str() << "\n";
         return done[n->id()] = v;
       };
       result = emit(root);

@@ -6,7 +6,9 @@
 namespace axon::ir {
 namespace {
 
-size_t mix(size_t seed, size_t value) { return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2)); }
+size_t mix(size_t seed, size_t value) {
+  return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+}
 
 uint64_t bits_of(double value) {
   uint64_t bits;
@@ -19,7 +21,8 @@ uint64_t bits_of(double value) {
 const char* op_name(Op op) {
   switch (op) {
 #define AXON_OP(name, text, kind) \
-  case Op::name: return text;
+  case Op::name:                  \
+    return text;
 #include "ir/ops.def"
 #undef AXON_OP
   }
@@ -29,7 +32,8 @@ const char* op_name(Op op) {
 OpKind op_kind(Op op) {
   switch (op) {
 #define AXON_OP(name, text, kind) \
-  case Op::name: return OpKind::kind;
+  case Op::name:                  \
+    return OpKind::kind;
 #include "ir/ops.def"
 #undef AXON_OP
   }
@@ -76,13 +80,18 @@ std::string shape_str(const Shape& shape) {
   return out.str();
 }
 
-std::string TensorType::str() const { return dtype_name(dtype) + shape_str(shape); }
+std::string shape_str(const std::vector<int64_t>& dims) {
+  return shape_str(Shape(dims.begin(), dims.end()));
+}
+
+std::string TensorType::str() const {
+  return dtype_name(dtype) + shape_str(shape);
+}
 
 // Constants compare by bit pattern so that 0.0 and -0.0 (and NaNs) stay apart.
 bool Attrs::operator==(const Attrs& other) const {
-  return index == other.index && name == other.name && bits_of(value) == bits_of(other.value) &&
-         axes == other.axes && keepdims == other.keepdims && cmp == other.cmp && sizes == other.sizes &&
-         extents == other.extents;
+  return index == other.index && name == other.name && bits_of(value) == bits_of(other.value) && axes == other.axes &&
+         keepdims == other.keepdims && cmp == other.cmp && sizes == other.sizes && extents == other.extents;
 }
 
 size_t Attrs::hash() const {

@@ -38,7 +38,8 @@ struct EinsumSpec {
 };
 
 using Shape = std::vector<Size>;
-std::string shape_str(const Shape& shape);  // "[M, 4]"
+std::string shape_str(const Shape& shape);                // "[M, 4]"
+std::string shape_str(const std::vector<int64_t>& dims);  // "[7, 4]"
 
 struct TensorType {
   DType dtype = DType::F32;
@@ -88,8 +89,12 @@ class Node {
  private:
   friend class Graph;
   Node(Op op, std::vector<NodeRef> inputs, Attrs attrs, TensorType type, SourceLoc loc, int id)
-      : op_(op), inputs_(std::move(inputs)), attrs_(std::move(attrs)), type_(std::move(type)),
-        loc_(std::move(loc)), id_(id) {}
+      : op_(op),
+        inputs_(std::move(inputs)),
+        attrs_(std::move(attrs)),
+        type_(std::move(type)),
+        loc_(std::move(loc)),
+        id_(id) {}
 
   Op op_;
   std::vector<NodeRef> inputs_;

@@ -18,6 +18,19 @@ bool is_leaf(ir::NodeRef n) {
   return n->op() == ir::Op::Input;
 }
 
+bool expandable_power(double k) {
+  double m = std::fabs(k), whole = std::floor(m);
+  return m <= 8.5 && m >= 0.5 && (m == whole || m - whole == 0.5);
+}
+
+ir::NodeRef expand_power(ir::Graph& graph, ir::NodeRef x, double k) {
+  double m = std::fabs(k);
+  int whole = static_cast<int>(std::floor(m));
+  ir::NodeRef r = m - whole == 0.5 ? graph.make(ir::Op::Sqrt, {x}, {}) : nullptr;
+  for (int i = 0; i < whole; ++i) r = r ? graph.make(ir::Op::Mul, {r, x}, {}) : x;
+  return k > 0 ? r : graph.make(ir::Op::Recip, {r}, {});
+}
+
 class Coverer {
  public:
   Coverer(ir::NodeRef root, const std::string& space, Synthesizer& synth) : root_(root), space_(space), synth_(synth) {
@@ -124,17 +137,25 @@ Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& 
   return coverer.run(loc);
 }
 
-bool expandable_power(double k) {
-  double m = std::fabs(k), whole = std::floor(m);
-  return m <= 8.5 && m >= 0.5 && (m == whole || m - whole == 0.5);
-}
-
-ir::NodeRef expand_power(ir::Graph& graph, ir::NodeRef x, double k) {
-  double m = std::fabs(k);
-  int whole = static_cast<int>(std::floor(m));
-  ir::NodeRef r = m - whole == 0.5 ? graph.make(ir::Op::Sqrt, {x}, {}) : nullptr;
-  for (int i = 0; i < whole; ++i) r = r ? graph.make(ir::Op::Mul, {r, x}, {}) : x;
-  return k > 0 ? r : graph.make(ir::Op::Recip, {r}, {});
+ir::NodeRef rebuild_over(ir::NodeRef body, ir::Graph& into, const std::vector<ir::NodeRef>& leaves) {
+  std::map<ir::NodeRef, ir::NodeRef> mapped;
+  std::function<ir::NodeRef(ir::NodeRef)> copy = [&](ir::NodeRef n) -> ir::NodeRef {
+    if (auto it = mapped.find(n); it != mapped.end()) return it->second;
+    ir::NodeRef made;
+    if (n->op() == ir::Op::Input) {
+      made = leaves.at(static_cast<size_t>(n->attrs().index));
+    } else if (n->op() == ir::Op::Const) {
+      made = into.constant(n->attrs().value);
+    } else if (n->op() == ir::Op::Pow && expandable_power(n->attrs().value)) {
+      made = expand_power(into, copy(n->input(0)), n->attrs().value);
+    } else {
+      std::vector<ir::NodeRef> inputs;
+      for (ir::NodeRef i : n->inputs()) inputs.push_back(copy(i));
+      made = into.make(n->op(), std::move(inputs), n->attrs());
+    }
+    return mapped[n] = made;
+  };
+  return copy(body);
 }
 
 }  // namespace axon::isa

@@ -34,10 +34,11 @@ struct Cover {
 Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc,
                        const std::map<std::string, std::pair<int64_t, int64_t>>& ranges = {});
 
-/// Whether x ** k is written with products, square roots and reciprocals by
-/// its semantics (smt/encode.cpp): |k| an integer or a half-integer up to 8.5.
-bool expandable_power(double k);
-/// x ** k built that way in `graph`, so that a target's arithmetic covers it.
-ir::NodeRef expand_power(ir::Graph& graph, ir::NodeRef x, double k);
+/// A stage body (a scalar expression over Input leaves) rebuilt in `into`
+/// over `leaves` (Input i becomes leaves[i]), constants kept, and x ** k
+/// written with the products, square roots and reciprocals that define it in
+/// the semantics (smt/encode.cpp: |k| an integer or half-integer up to 8.5),
+/// so that a target's arithmetic can cover it.
+ir::NodeRef rebuild_over(ir::NodeRef body, ir::Graph& into, const std::vector<ir::NodeRef>& leaves);
 
 }  // namespace axon::isa

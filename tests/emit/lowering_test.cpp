@@ -43,6 +43,12 @@ Lowered lower_cpu(const std::string& program_path, const ir::Dims& dims, const s
   return l;
 }
 
+// The program's "test" preset, bound.
+ir::Dims test_dims(const ir::Program& program) {
+  return eval::bind_dims(program.kernel, program.size_presets.at("test"),
+                         std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
+}
+
 bool uses(const Lowered& l, const std::string& name) {
   return std::find(l.instructions.begin(), l.instructions.end(), name) != l.instructions.end();
 }
@@ -87,8 +93,7 @@ TEST(Emit, Avx512KernelsCompile) {
   hw::Description target = hw::load_description(kSource + "/hw/x86-avx512.json");
   for (std::string name : {"matmul", "softmax", "layernorm", "cumsum", "transpose"}) {
     ir::Program program = lang::load_program(kSource + "/bench/kernels/" + name + ".py");
-    ir::Dims dims = eval::bind_dims(program.kernel, program.size_presets.at("test"),
-                                    std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
+    ir::Dims dims = test_dims(program);
     for (auto& [size, value] : dims) value += 3;  // tails
     tile::Plan plan = tile::plan_function(program.kernel, dims);
     smt::Prover prover;
@@ -149,8 +154,7 @@ TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
   hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
   for (std::string name : {"matmul", "transpose_matmul", "softmax", "rmsnorm", "rmsnorm_matmul"}) {
     ir::Program program = lang::load_program(kSource + "/bench/kernels/" + name + ".py");
-    ir::Dims dims = eval::bind_dims(program.kernel, program.size_presets.at("test"),
-                                    std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
+    ir::Dims dims = test_dims(program);
     tile::Plan plan = tile::plan_function(program.kernel, dims);
     smt::Prover prover;
     isa::Synthesizer synth(target, prover);
