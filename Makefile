@@ -1,6 +1,6 @@
 # Axon's entry points. `make demo` and `make test` work on a fresh Debian 12
 # machine: each installs what is missing, builds, then runs.
-.PHONY: all deps build demo test test-release test-asan fuzz-smoke fuzz format clean
+.PHONY: all deps bench-env build demo test test-release test-asan fuzz-smoke fuzz bench bench-quick format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
@@ -10,6 +10,10 @@ all: build
 
 deps:
 	@scripts/install-deps.sh
+
+# The benchmark's Python environment (PyTorch, JAX, NumPy from PyPI, pinned).
+bench-env: deps
+	@scripts/bench-env.sh
 
 build: deps
 	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
@@ -24,13 +28,13 @@ demo: build
 # short fuzz run of the parser.
 test: test-release test-asan fuzz-smoke
 
-test-release: build
+test-release: build bench-env
 	cd build && ctest --output-on-failure -j $(JOBS)
 
 test-asan: deps
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAXON_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E optimize_all
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E "optimize_all|bench_harness"
 
 fuzz-smoke: FUZZ_SECONDS = 30
 fuzz-smoke: fuzz
@@ -39,6 +43,15 @@ fuzz: deps
 	@cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DAXON_FUZZ=ON >/dev/null
 	@cmake --build build-fuzz -j $(JOBS) --target fuzz_parser fuzz_npy
 	scripts/fuzz.sh build-fuzz $(FUZZ_SECONDS)
+
+# The benchmark suite (bench/): Axon against NumPy, PyTorch eager,
+# torch.compile, JAX and an expert library, side by side on this machine.
+# Writes bench/results/<machine>-<date>.{md,json,svg}.
+bench: build bench-env
+	./build/axon bench $(BENCH_ARGS)
+
+bench-quick: build bench-env
+	./build/axon bench --quick $(BENCH_ARGS)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

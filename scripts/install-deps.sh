@@ -9,8 +9,12 @@ packages=(
   libgtest-dev                        # unit tests
   libz3-dev z3                        # the prover (z3 re-checks emitted proofs in tests)
   nlohmann-json3-dev                  # hardware descriptions (hw/*.json)
+  libsqlite3-dev                      # the persistent kernel cache (src/tune/cache.cpp)
   python3 python3-numpy               # the NumPy cross-check (/usr/bin/python3)
-  libopenblas0-pthread                # NumPy on OpenBLAS, the fair baseline of bench/quick_compare.py
+  libopenblas0-pthread                # NumPy on OpenBLAS, the fair baseline of the benchmark
+  python3-venv                        # the benchmark's virtual environment (scripts/bench-env.sh)
+  libdnnl-dev libopenblas-dev         # the benchmark's expert-library baselines (bench/baselines)
+  libgoogle-perftools4                # tcmalloc, PyTorch's fair allocator in the benchmark
   clang libclang-rt-14-dev            # libFuzzer for the fuzz targets
 )
 

@@ -28,6 +28,7 @@ const Command& hw_command();
 const Command& optimize_command();  // optimize.cpp
 const Command& exec_command();      // exec.cpp
 const Command& lower_command();     // lower.cpp
+const Command& bench_command();     // bench.cpp
 
 int run_cli(const std::vector<Word>& words);
 

@@ -44,8 +44,9 @@ enum class Mode { Vec, Tail, Bcast, Lane1 };
 
 class CpuEmitter {
  public:
-  CpuEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth)
-      : plan_(plan), fn_(fn), target_(target), synth_(synth) {}
+  CpuEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth,
+             tile::TilingPolicy policy)
+      : plan_(plan), fn_(fn), target_(target), synth_(synth), policy_(policy) {}
 
   CpuKernel run(const std::string& entry) {
     find_shape();
@@ -57,7 +58,7 @@ class CpuEmitter {
       out_.str("");
       listing_.clear();
       const Stage& s = plan_.stages[i];
-      tile::TileChoice tiling = tile::choose_tiling(s, shape_);
+      tile::TileChoice tiling = tile::choose_tiling(s, shape_, policy_);
       emit_stage(s, tiling.params, static_cast<int>(i));
       body << out_.str();
       k.stages.push_back({s.what, tiling, listing_});
@@ -72,6 +73,7 @@ class CpuEmitter {
   const ir::Function& fn_;
   const hw::Description& target_;
   isa::Synthesizer& synth_;
+  tile::TilingPolicy policy_;
   tile::TargetShape shape_;
   std::string mem_, reg_;
   std::ostringstream out_;
@@ -810,8 +812,8 @@ std::string c_identifier(const std::string& name) {
 }
 
 CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
-                   isa::Synthesizer& synth, const std::string& entry) {
-  CpuEmitter e(plan, fn, target, synth);
+                   isa::Synthesizer& synth, const std::string& entry, tile::TilingPolicy tiling) {
+  CpuEmitter e(plan, fn, target, synth, tiling);
   if (!target.prelude.empty()) {
     std::string dir = target.path.substr(0, target.path.find_last_of('/') + 1);
     std::ifstream in(dir + target.prelude, std::ios::binary);

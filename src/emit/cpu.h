@@ -33,7 +33,8 @@ struct CpuKernel {
 /// Emits `plan` (of function `fn`) for the cpu description `target`. Throws a
 /// UserError at the kernel when the target cannot express some stage.
 CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
-                   isa::Synthesizer& synth, const std::string& entry);
+                   isa::Synthesizer& synth, const std::string& entry,
+                   tile::TilingPolicy tiling = tile::TilingPolicy::Search);
 
 /// `name` as a C identifier: letters, digits and '_' kept, others '_', a
 /// leading digit prefixed; never a C or C++ keyword.

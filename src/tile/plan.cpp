@@ -39,7 +39,8 @@ IndexMap identity_map(int rank, int loops) {
 
 class Planner {
  public:
-  Planner(const ir::Function& fn, const ir::Dims& dims) : fn_(fn), dims_(dims) {}
+  Planner(const ir::Function& fn, const ir::Dims& dims, const PlanOptions& options)
+      : fn_(fn), dims_(dims), options_(options) {}
 
   Plan run() {
     order_ = ir::topological_order(fn_.outputs);
@@ -84,6 +85,7 @@ class Planner {
  private:
   const ir::Function& fn_;
   const ir::Dims& dims_;
+  PlanOptions options_;
   Plan plan_;
   std::vector<ir::NodeRef> order_;
   std::map<ir::NodeRef, std::vector<ir::NodeRef>> consumers_;  // nullptr = a kernel result
@@ -131,7 +133,7 @@ class Planner {
     else if (is_view(op))
       yes = result || feeds_reshape;
     else if (is_elementwise(op))
-      yes = result || users.size() > 1 || feeds_view || feeds_heavy;
+      yes = result || users.size() > 1 || feeds_view || feeds_heavy || !options_.fuse_elementwise;
     else
       yes = true;  // reductions, scans, contractions, concatenations
     if (yes) materialized_.insert(n);
@@ -432,8 +434,8 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
   return strides;
 }
 
-Plan plan_function(const ir::Function& fn, const ir::Dims& dims) {
-  return Planner(fn, dims).run();
+Plan plan_function(const ir::Function& fn, const ir::Dims& dims, const PlanOptions& options) {
+  return Planner(fn, dims, options).run();
 }
 
 }  // namespace axon::tile

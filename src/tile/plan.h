@@ -58,8 +58,14 @@ struct Plan {
   int64_t flops = 0;                 // element operations, for reports
 };
 
+struct PlanOptions {
+  /// Element-wise ops with one consumer run inside the stage that reads them.
+  /// Off (an ablation), every op gets its own stage and buffer.
+  bool fuse_elementwise = true;
+};
+
 /// The plan of `fn` at `dims` (every size of fn bound).
-Plan plan_function(const ir::Function& fn, const ir::Dims& dims);
+Plan plan_function(const ir::Function& fn, const ir::Dims& dims, const PlanOptions& options = {});
 
 /// Row-major strides of a shape.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape);

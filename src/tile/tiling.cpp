@@ -36,7 +36,7 @@ LaneAccess lane_access(const Access& access, int vec_dim) {
   return stride == 0 ? LaneAccess::Broadcast : stride == 1 ? LaneAccess::Contiguous : LaneAccess::Strided;
 }
 
-TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
+TileChoice choose_tiling(const Stage& s, const TargetShape& target, TilingPolicy policy) {
   TileChoice choice;
   TileParams& p = choice.params;
   p.lanes = target.lanes;
@@ -98,7 +98,7 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target) {
       ++choice.valid;
       bool better = gathers ? (mr > best_mr || (mr == best_mr && nv > best_nv))
                             : (mr * nv > best_mr * best_nv || (mr * nv == best_mr * best_nv && nv > best_nv));
-      if (better) best_mr = mr, best_nv = nv;
+      if (better && policy == TilingPolicy::Search) best_mr = mr, best_nv = nv;
     }
   }
   if (s.combine == Combine::None && !folds && !gathers) best_mr = 1;

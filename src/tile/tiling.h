@@ -47,7 +47,11 @@ struct TileChoice {
   int valid = 0, enumerated = 0;  // assignments
 };
 
-TileChoice choose_tiling(const Stage& stage, const TargetShape& target);
+/// Search keeps the valid register tile with the most accumulators; Default
+/// (an ablation: no tiling search) keeps MR = NV = 1, one vector at a time.
+enum class TilingPolicy { Search, Default };
+
+TileChoice choose_tiling(const Stage& stage, const TargetShape& target, TilingPolicy policy = TilingPolicy::Search);
 
 /// How a leaf or the output moves along the vector loop.
 enum class LaneAccess { Broadcast, Contiguous, Strided };

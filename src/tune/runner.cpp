@@ -518,11 +518,28 @@ double RunResult::median() const {
   return sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
+std::string compiler_command() {
+  const char* compiler = std::getenv("AXON_CXX");
+  if (compiler == nullptr || split_on_spaces(compiler).empty()) return "g++";
+  return compiler;
+}
+
+std::string compiler_version(const std::string& cxx) {
+  std::vector<std::string> args = split_on_spaces(cxx);
+  if (args.empty()) return cxx + ": no compiler named";
+  args.push_back("--version");
+  CommandOutcome outcome = run_capturing_output(args);
+  std::string first_line = outcome.output.substr(0, outcome.output.find('\n'));
+  bool ok = outcome.finished && WIFEXITED(outcome.wait_status) && WEXITSTATUS(outcome.wait_status) == 0;
+  if (!outcome.finished) return cxx + ": " + first_line;
+  if (!ok) return cxx + ": --version " + exit_text(outcome.wait_status);
+  if (first_line.empty()) return cxx + ": --version printed nothing";
+  return first_line;
+}
+
 CompileResult compile_shared(const std::string& source_path, const std::string& so_path,
                              const std::string& extra_flags) {
-  const char* compiler = std::getenv("AXON_CXX");
-  std::vector<std::string> args = split_on_spaces(compiler != nullptr ? compiler : "");
-  if (args.empty()) args.push_back("g++");
+  std::vector<std::string> args = split_on_spaces(compiler_command());
   for (const char* flag : {"-O3", "-std=c++17", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"}) {
     args.push_back(flag);
   }

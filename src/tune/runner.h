@@ -30,8 +30,18 @@ struct CompileResult {
   double seconds = 0;
 };
 
-/// Compiles one C++ source into a shared library with $AXON_CXX (split on
-/// spaces, so "ccache g++" works), or "g++" when unset, using
+/// The compiler that compile_shared runs: $AXON_CXX as written, or "g++"
+/// when it is unset or blank.
+std::string compiler_command();
+
+/// The first line that `<cxx> --version` prints, with cxx split on spaces as
+/// $AXON_CXX is, e.g. "g++ (Debian 12.2.0-14) 12.2.0": a toolchain's identity
+/// for the kernel cache. When it cannot be run or fails, "<cxx>: " and why, so
+/// the text still names the compiler. Never throws.
+std::string compiler_version(const std::string& cxx);
+
+/// Compiles one C++ source into a shared library with compiler_command()
+/// (split on spaces, so "ccache g++" works), using
 ///   -O3 -std=c++17 -fPIC -shared -fopenmp -fno-math-errno -o so_path source_path
 /// followed by `extra_flags` split on spaces (so later flags override, and -l
 /// libraries come after the source). so_path is removed first, so a failed

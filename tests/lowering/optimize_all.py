@@ -34,7 +34,7 @@ def test_sizes(path):
 
 
 def optimize(axon, program, dims, out, variants):
-    cmd = [axon, "optimize", str(program), "-o", out, "--variants", str(variants), "--quiet"]
+    cmd = [axon, "optimize", str(program), "-o", out, "--variants", str(variants), "--quiet", "--no-cache"]
     if dims:
         cmd += ["--dims", dims]
     t0 = time.time()
