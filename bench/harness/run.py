@@ -329,7 +329,8 @@ def main():
     ap.add_argument("--axon", required=True, help="the axon executable")
     ap.add_argument("--worker", required=True, help="the axon-bench-worker executable")
     ap.add_argument("--baselines", required=True, help="folder of the built expert baselines (<kernel>.so)")
-    ap.add_argument("--expert-env", default="", help="NAME=VALUE,... for the expert baseline's process")
+    ap.add_argument("--expert-env", default="",
+                    help="NAME=VALUE,... for the expert baseline's process (default: bench/baselines/environment)")
     ap.add_argument("--quick", action="store_true",
                     help="no ablations, 2 variants, 10 rounds: the whole suite in under 10 minutes")
     ap.add_argument("--preset", default="bench", help="the SIZES preset of each kernel (default bench)")
@@ -361,7 +362,14 @@ def main():
         kernels.append(p)
     if args.dims and len(kernels) != 1:
         ap.error("--dims needs exactly one kernel")
-    expert_env = dict(kv.split("=", 1) for kv in args.expert_env.split(",") if kv)
+    expert_env = {}
+    if not args.expert_env:  # bench/baselines/environment: NAME=VALUE lines, # comments
+        for line in (ROOT / "bench" / "baselines" / "environment").read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                name, value = line.strip().split("=", 1)
+                expert_env[name] = value
+    else:
+        expert_env = dict(kv.split("=", 1) for kv in args.expert_env.split(",") if kv)
 
     if any(c in PY_CONTESTANTS for c in args.contestants):
         import frameworks  # bench/harness/frameworks.py; torch and jax load only in the workers
