@@ -215,19 +215,15 @@ def bench_kernel(args, path, limits, frameworks, expert_env, work):
         a = rng.standard_normal(shape).astype(np.float32)
         np.save(kdir / "inputs" / f"in{i}.npy", a)
         ins.append(f"{names[i]}={kdir / 'inputs' / f'in{i}.npy'}")
-    ref_path = kdir / "reference.npy"
-    cmd = [args.axon, "run", str(path), "--dims", dims_text(sizes), "--out", str(ref_path)]
-    for i in ins:
-        cmd += ["--in", i]
-    p, result["reference_seconds"] = run_timed(cmd)
-    if p.returncode != 0:
-        raise HarnessError(f"axon run (reference) failed: {(p.stdout + p.stderr).strip()[-300:]}")
-    want = np.load(ref_path)
-    reduction = result.get("reduction") or max(sizes.values())
-    out_shape = ",".join(str(d) for d in want.shape)
+    ret = inspect.signature(fn).return_annotation
+    inside = ret[ret.index("[") + 1:-1].strip()
+    out_shape = ",".join(str(sizes[d.strip()] if d.strip() in sizes else int(d)) for d in inside.split(",")) \
+        if inside else "1"
 
-    # Start every contestant, check its first result, then time in rounds.
-    workers = []
+    # Start every contestant at once (their set-up overlaps the reference's
+    # computation; nothing is timed until all are ready), then check each
+    # one's first result and time them in rounds.
+    pending = []
     size_list = ",".join(str(sizes[k]) for k in module.SIZES["bench"])  # the baselines' size order
     for name in args.contestants:
         entry = {"status": "not run"}
@@ -246,10 +242,26 @@ def bench_kernel(args, path, limits, frameworks, expert_env, work):
         else:
             cmd = [sys.executable, str(HERE / "py_worker.py"), "--kernel", str(path), "--dims", dims_text(sizes),
                    "--inputs", str(kdir / "inputs"), "--contestant", name]
-        w = Worker(name, cmd, contestant_env(name, frameworks, expert_env), log)
+        pending.append(Worker(name, cmd, contestant_env(name, frameworks, expert_env), log))
+
+    ref_path = kdir / "reference.npy"
+    cmd = [args.axon, "run", str(path), "--dims", dims_text(sizes), "--out", str(ref_path)]
+    for i in ins:
+        cmd += ["--in", i]
+    p, result["reference_seconds"] = run_timed(cmd)
+    if p.returncode != 0:
+        for w in pending:
+            w.close()
+        raise HarnessError(f"axon run (reference) failed: {(p.stdout + p.stderr).strip()[-300:]}")
+    want = np.load(ref_path)
+    reduction = result.get("reduction") or max(sizes.values())
+
+    workers = []
+    for w in pending:
+        entry = result["contestants"][w.name]
         try:
             w.ready()
-            got = np.load(kdir / "inputs" / f"out-{name}.npy")
+            got = np.load(kdir / "inputs" / f"out-{w.name}.npy")
             ok, why, worst = check(got, want, reduction)
             entry.update({"setup_seconds": w.setup_s, "max_error": worst})
             if not ok:

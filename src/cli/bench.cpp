@@ -85,7 +85,7 @@ const Command& bench_command() {
       "streaming-copy bandwidth first. Writes bench/results/<machine>-<date>.{md,json,svg}.\n"
       "The first run creates a Python virtual environment (scripts/bench-env.sh: PyTorch, JAX and NumPy\n"
       "pinned in bench/requirements.txt, about 4 GB from PyPI) at $AXON_BENCH_VENV or <source>/.bench-venv.\n"
-      "The full suite takes about an hour on a 2-core machine; --quick about 10 minutes.\n",
+      "The full suite took 27 minutes on a 2-core machine; --quick 9.\n",
       {{"--quick", "", "no ablations, 2 variants per search, 10 rounds"},
        {"--out", "DIR", "where the results go (default bench/results)"},
        {"--contestants", "LIST", "a comma-separated subset: axon, axon_no_algebra, axon_no_fusion,\n"
