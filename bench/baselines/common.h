@@ -97,6 +97,12 @@ State& cached(const long long* sizes) {
   return *state;
 }
 
+// The scratch of a normalize-then-GEMM baseline: the M x K normalized rows (sizes M, K, N).
+struct NormalizedRows {
+  Buffer normalized;
+  explicit NormalizedRows(const std::array<long long, 3>& s) : normalized(allocate(s[0] * s[1])) {}
+};
+
 // ---------------------------------------------------------------------------------------------
 // Threads
 

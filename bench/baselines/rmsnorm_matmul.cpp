@@ -8,20 +8,11 @@ using namespace baseline;
 // oneDNN's gemm is slow for few rows.
 constexpr Blas kGemm = Blas::openblas;
 
-namespace {
-
-struct Scratch {
-  Buffer normalized;
-  explicit Scratch(const std::array<long long, 3>& s) : normalized(allocate(s[0] * s[1])) {}
-};
-
-}  // namespace
-
 extern "C" int axon_baseline(const long long* sizes, const float* const* inputs, float* const* outputs) {
   return guarded([&] {
     auto [M, K, N] = dims<3>(sizes);
     const float *x = inputs[0], *w = inputs[1], *g = inputs[2];
-    float* xn = cached<Scratch, 3>(sizes).normalized.get();
+    float* xn = cached<NormalizedRows, 3>(sizes).normalized.get();
     parallel_for(M, [&](long long r) { scale_by_gain(x + r * K, rms_scale(x + r * K, K, 1e-6f), g, xn + r * K, K); });
     gemm(kGemm, false, false, M, N, K, 1.0f, xn, K, w, N, 0.0f, outputs[0], N);
   });

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "cli/commands.h"
 #include "cli/target.h"
 #include "emit/cpu.h"
@@ -126,17 +128,6 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\') out += '\\', out += ch;
-    else if (ch == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(ch) < 0x20) out += ' ';
-    else out += ch;
-  }
-  return out + "\"";
-}
-
 // What the kernel must do at least, for the benchmark's roofline: the
 // multiply-adds of its contractions (2 FLOP each), one read of every input
 // and one write of every output, and its family: "attention" when a
@@ -181,18 +172,28 @@ std::string search_json(const ir::Program& program, const ir::Dims& dims, const 
                         int resumed) {
   int compiled = 0, valid = 0;
   for (const Candidate& c : candidates) compiled += c.compiled, valid += c.valid;
-  std::ostringstream j;
-  j << std::setprecision(6) << "{\n  \"kernel\": " << json_string(program.kernel.name)
-    << ",\n  \"sizes\": " << json_string(dims_text(dims)) << ",\n  \"target\": " << json_string(target.name)
-    << ",\n  \"options\": " << json_string(options.text()) << ",\n  \"chosen\": " << json_string(best.name)
-    << ",\n  \"median_seconds\": " << best.seconds << ",\n  \"reduction\": " << best.reduction
-    << ",\n  \"family\": " << json_string(work.family) << ",\n  \"flops\": " << work.flops
-    << ",\n  \"bytes\": " << work.bytes << ",\n  \"cache\": " << json_string(cache_state)
-    << ",\n  \"resumed\": " << resumed << ",\n  \"candidates\": {\"generated\": " << candidates.size()
-    << ", \"compiled\": " << compiled << ", \"valid\": " << valid << "},\n  \"phase_seconds\": {\"algebra\": " << t.algebra
-    << ", \"lowering\": " << t.lowering << ", \"reference\": " << t.reference << ", \"compile\": " << t.compile
-    << ", \"measure\": " << t.measure << ", \"total\": " << t.total << "}\n}\n";
-  return j.str();
+  nlohmann::ordered_json j = {
+      {"kernel", program.kernel.name},
+      {"sizes", dims_text(dims)},
+      {"target", target.name},
+      {"options", options.text()},
+      {"chosen", best.name},
+      {"median_seconds", best.seconds},
+      {"reduction", best.reduction},
+      {"family", work.family},
+      {"flops", work.flops},
+      {"bytes", work.bytes},
+      {"cache", cache_state},
+      {"resumed", resumed},
+      {"candidates", {{"generated", candidates.size()}, {"compiled", compiled}, {"valid", valid}}},
+      {"phase_seconds",
+       {{"algebra", t.algebra},
+        {"lowering", t.lowering},
+        {"reference", t.reference},
+        {"compile", t.compile},
+        {"measure", t.measure},
+        {"total", t.total}}}};
+  return j.dump(2) + "\n";
 }
 
 std::string report(const ir::Program& program, const ir::Dims& dims, const hw::Description& target,
@@ -360,8 +361,13 @@ int optimize(const Word& command, const ParsedArgs& args) {
       fs::create_directories(out_dir, mk);
       if (mk) throw UserError(out_word->loc, "cannot create '" + out_dir.string() + "': " + mk.message());
       for (auto& [name, bytes] : hit->files) {
-        size_t at = name == "search.json" ? bytes.find("\"cache\": \"miss\"") : std::string::npos;
-        if (at != std::string::npos) bytes.replace(at, 15, "\"cache\": \"hit\"");
+        if (name == "search.json") {  // as the search wrote it, but answered from the cache
+          nlohmann::ordered_json j = nlohmann::ordered_json::parse(bytes, nullptr, false);
+          if (j.is_object()) {
+            j["cache"] = "hit";
+            bytes = j.dump(2) + "\n";
+          }
+        }
         write_file((out_dir / name).string(), bytes);
       }
       std::cout << "chose " << hit->candidate << ": median " << std::setprecision(4) << hit->seconds * 1e3
