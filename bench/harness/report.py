@@ -10,10 +10,10 @@ import html
 import math
 
 BASELINES = ["numpy", "torch_eager", "torch_compile", "jax", "expert"]
-ABLATIONS = ["axon_no_algebra", "axon_no_fusion", "axon_default_tiling"]
+ABLATIONS = ["axon_no_algebra", "axon_no_fusion", "axon_default_tiling", "axon_no_tuning"]
 LABELS = {
     "axon": "axon", "axon_no_algebra": "no algebra", "axon_no_fusion": "no fusion",
-    "axon_default_tiling": "default tiling", "numpy": "numpy", "torch_eager": "torch eager",
+    "axon_default_tiling": "default tiling", "axon_no_tuning": "no tuning", "numpy": "numpy", "torch_eager": "torch eager",
     "torch_compile": "torch.compile", "jax": "jax", "expert": "expert library",
 }
 FAMILIES = [("elementwise", "element-wise / normalization"), ("matmul", "matmul family"),

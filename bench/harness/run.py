@@ -47,6 +47,7 @@ AXON_VARIANTS = {
     "axon_no_algebra": ["--no-algebra"],
     "axon_no_fusion": ["--no-fusion"],
     "axon_default_tiling": ["--default-tiling"],
+    "axon_no_tuning": ["--no-tuning"],
 }
 PY_CONTESTANTS = ["numpy", "torch_eager", "torch_compile", "jax"]
 BASELINES = PY_CONTESTANTS + ["expert"]
@@ -358,7 +359,7 @@ def main():
     args = ap.parse_args()
     args.rounds = args.rounds or (10 if args.quick else 15)
     args.variants = args.variants or (2 if args.quick else 4)
-    all_contestants = ["axon"] + ([] if args.quick else ["axon_no_algebra", "axon_no_fusion", "axon_default_tiling"])
+    all_contestants = ["axon"] + ([] if args.quick else list(AXON_VARIANTS)[1:])
     all_contestants += BASELINES
     args.contestants = args.contestants.split(",") if args.contestants else all_contestants
     unknown = [c for c in args.contestants if c not in list(AXON_VARIANTS) + BASELINES]

@@ -1,5 +1,7 @@
 // axon optimize: lower the program's variants for a CPU target, compile each,
 // check it against the reference interpreter and keep the fastest.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -7,42 +9,35 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
 #include "cli/commands.h"
+#include "cli/search.h"
 #include "cli/target.h"
 #include "emit/cpu.h"
 #include "eval/bind.h"
 #include "eval/interpreter.h"
 #include "lang/load.h"
 #include "tile/plan.h"
+#include "tile/tiling.h"
 #include "tune/cache.h"
+#include "tune/cost.h"
+#include "tune/report_html.h"
 #include "tune/runner.h"
 
 namespace axon::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Candidate {
-  std::string name;
-  ir::Function fn;
-  emit::CpuKernel kernel;
-  std::string dir;
-  bool compiled = false, valid = false;
-  std::string status;  // why not valid
-  double max_error = 0, seconds = 0;
-  int64_t reduction = 1;
-  std::string id;            // digest of its source and flags: its key among the cache's records
-  bool from_record = false;  // measured by an earlier, interrupted search
-};
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -56,12 +51,6 @@ void write_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   if (!out) throw UserError({}, "cannot write '" + path + "'");
-}
-
-std::string dims_text(const ir::Dims& dims) {
-  std::string t;
-  for (const auto& [name, value] : dims) t += (t.empty() ? "" : ",") + name + "=" + std::to_string(value);
-  return t.empty() ? "(fixed sizes)" : t;
 }
 
 // The longest fold of the plan: the atol of validation scales with it.
@@ -103,141 +92,8 @@ bool within_tolerance(const std::vector<std::vector<float>>& got, const std::vec
   return true;
 }
 
-// Where the search spent its time, in seconds.
-struct PhaseTimes {
-  double algebra = 0;    // nu-graph exploration and variant extraction
-  double lowering = 0;   // planning, tiling, instruction synthesis and proofs, emission
-  double reference = 0;  // the float64 reference results
-  double compile = 0;
-  double measure = 0;  // running, validating and timing candidates
-  double total = 0;
-};
-
-struct SearchOptions {
-  bool no_algebra = false, no_fusion = false, default_tiling = false;
-  std::string text() const {
-    std::string t;
-    if (no_algebra) t += " --no-algebra";
-    if (no_fusion) t += " --no-fusion";
-    if (default_tiling) t += " --default-tiling";
-    return t.empty() ? "full search" : t.substr(1);
-  }
-};
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-// What the kernel must do at least, for the benchmark's roofline: the
-// multiply-adds of its contractions (2 FLOP each), one read of every input
-// and one write of every output, and its family: "attention" when a
-// contraction reads a value computed through exp, "matmul" for other
-// contractions, "elementwise" otherwise.
-struct Workload {
-  int64_t flops = 0, bytes = 0;
-  std::string family = "elementwise";
-};
-
-Workload workload(const ir::Function& fn, const tile::Plan& plan) {
-  Workload w;
-  for (const tile::Stage& s : plan.stages) {
-    if (s.what.rfind("einsum", 0) != 0) continue;
-    int64_t points = 1;
-    for (int64_t e : s.extents) points *= e;
-    w.flops += 2 * points;
-  }
-  for (const tile::Buffer& b : plan.buffers) {
-    if (b.kind == tile::Buffer::Kind::Scratch) continue;
-    int64_t n = 1;
-    for (int64_t e : b.shape) n *= e;
-    w.bytes += 4 * n;
-  }
-  std::set<ir::NodeRef> through_exp;
-  for (ir::NodeRef n : ir::topological_order(fn.outputs)) {
-    bool exp = n->op() == ir::Op::Exp;
-    for (ir::NodeRef i : n->inputs()) exp |= through_exp.count(i) > 0;
-    if (exp) through_exp.insert(n);
-    if (n->op() != ir::Op::Contract) continue;
-    if (w.family == "elementwise") w.family = "matmul";
-    for (ir::NodeRef i : n->inputs())
-      if (through_exp.count(i)) w.family = "attention";
-  }
-  return w;
-}
-
-// search.json: the cost of the search, for the benchmark harness.
-std::string search_json(const ir::Program& program, const ir::Dims& dims, const hw::Description& target,
-                        const std::vector<Candidate>& candidates, const Candidate& best, const PhaseTimes& t,
-                        const SearchOptions& options, const Workload& work, const std::string& cache_state,
-                        int resumed) {
-  int compiled = 0, valid = 0;
-  for (const Candidate& c : candidates) compiled += c.compiled, valid += c.valid;
-  nlohmann::ordered_json j = {
-      {"kernel", program.kernel.name},
-      {"sizes", dims_text(dims)},
-      {"target", target.name},
-      {"options", options.text()},
-      {"chosen", best.name},
-      {"median_seconds", best.seconds},
-      {"reduction", best.reduction},
-      {"family", work.family},
-      {"flops", work.flops},
-      {"bytes", work.bytes},
-      {"cache", cache_state},
-      {"resumed", resumed},
-      {"candidates", {{"generated", candidates.size()}, {"compiled", compiled}, {"valid", valid}}},
-      {"phase_seconds",
-       {{"algebra", t.algebra},
-        {"lowering", t.lowering},
-        {"reference", t.reference},
-        {"compile", t.compile},
-        {"measure", t.measure},
-        {"total", t.total}}}};
-  return j.dump(2) + "\n";
-}
-
-std::string report(const ir::Program& program, const ir::Dims& dims, const hw::Description& target,
-                   const std::vector<Candidate>& candidates, const Candidate& best, const isa::Synthesizer& synth,
-                   const PhaseTimes& t, const SearchOptions& options) {
-  std::ostringstream r;
-  r << "# axon optimize: " << program.kernel.name << "\n\n"
-    << "- program: `" << program.source->path << "`\n- sizes: " << dims_text(dims) << "\n- target: " << target.name
-    << " (`" << target.path << "`)\n- search: " << options.text() << "\n- chosen: " << best.name << ", median "
-    << std::setprecision(4) << best.seconds * 1e3 << " ms\n- phases (s): algebra " << std::setprecision(3) << t.algebra
-    << ", lowering and proofs " << t.lowering << ", reference " << t.reference << ", compile " << t.compile
-    << ", measurement " << t.measure << ", total " << t.total
-    << "\n\n## Candidates\n\n| variant | status | median ms | max error / tolerance |\n|---|---|---|---|\n";
-  for (const Candidate& c : candidates)
-    r << "| " << c.name << " | " << (c.valid ? "valid" : c.status) << " | "
-      << (c.valid ? std::to_string(c.seconds * 1e3) : "-") << " | " << (c.compiled ? std::to_string(c.max_error) : "-")
-      << " |\n";
-  r << "\n## Chosen variant (NumPy-like)\n\n```python\n"
-    << ir::print_numpy(best.fn) << "```\n\n"
-    << "## Instruction-level form\n\n";
-  for (size_t i = 0; i < best.kernel.stages.size(); ++i) {
-    const emit::StageReport& s = best.kernel.stages[i];
-    const tile::TileParams& p = s.tiling.params;
-    r << "### stage " << i << ": " << s.what << "\n\n- tiling: vector loop " << p.vec_dim << ", W=" << p.lanes
-      << ", rows loop " << p.rows_dim << ", MR=" << p.mr << ", NV=" << p.nv << ", threads=" << p.threads << " ("
-      << s.tiling.valid << " of " << s.tiling.enumerated << " assignments valid)\n";
-    for (const tile::TileConstraint& c : s.tiling.constraints)
-      r << "  - " << c.what << ": `" << c.lhs.str() << " <= " << c.bound << "`\n";
-    r << "- instructions, by step (l0, l1, ... are the step's operands):\n";
-    for (const std::string& l : s.listing) r << "  - `" << l << "`\n";
-    r << "\n";
-  }
-  r << "The full loop nest is `kernel.cpp`; each statement there is one of the lowerings below.\n\n"
-    << "## Lowerings used (each proved equal to its hole)\n\n| hole | instructions | verdict | method "
-       "|\n|---|---|---|---|\n";
-  std::set<std::string> seen;
-  for (const isa::Lowering& l : synth.used()) {
-    std::string row = "| `" + l.spec_text + "` | `" + l.tree.str() + "` | " + smt::verdict_name(l.proof.verdict) +
-                      " | " + l.proof.method + " |\n";
-    if (seen.insert(row).second) r << row;
-  }
-  r << "\nThe loop skeletons around the holes (blocking, tails, accumulation order) are correct by construction and\n"
-       "every candidate was also checked against the float64 reference interpreter on random inputs.\n";
-  return r.str();
 }
 
 // The cache's key: the program as canonical NumPy text plus the search's
@@ -253,8 +109,9 @@ tune::CacheKey cache_key(const ir::Program& program, const ir::Dims& dims, const
   key.hw_digest = tune::file_digest(target.path);
   std::error_code ec;
   fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  std::string binary = ec ? "axon" : self.string() + " " + std::to_string(fs::file_size(self, ec)) + " " +
-                                         std::to_string(fs::last_write_time(self, ec).time_since_epoch().count());
+  std::string binary = ec ? "axon"
+                          : self.string() + " " + std::to_string(fs::file_size(self, ec)) + " " +
+                                std::to_string(fs::last_write_time(self, ec).time_since_epoch().count());
   key.compiler = tune::compiler_version(tune::compiler_command()) + "; " + binary;
   return key;
 }
@@ -308,21 +165,317 @@ std::string inject_fault(std::string source, const std::string& fault) {
   size_t end = source.find(";\n", ret);
   AXON_CHECK(at != std::string::npos && body != std::string::npos && ret != std::string::npos,
              "the emitted kernel has no axon_kernel_packed body");
-  if (fault == "crash") source.insert(body, "  __builtin_trap();\n");
-  else if (fault == "hang") source.insert(body, "  for (volatile int spin = 0;; spin = spin + 1) {\n  }\n");
+  if (fault == "crash")
+    source.insert(body, "  __builtin_trap();\n");
+  else if (fault == "hang")
+    source.insert(body, "  for (volatile int spin = 0;; spin = spin + 1) {\n  }\n");
   else if (fault == "wrong")
     source.replace(ret, end + 2 - ret,
                    "  int rc = " + source.substr(ret + 9, end - ret - 9) + ";\n  out[0][0] += 1.0f;\n  return rc;\n");
   return source;
 }
 
-const std::vector<std::string> kKernelFiles = {"kernel.h", "kernel.cpp", "kernel.so", "kernel.json", "report.md",
-                                               "search.json"};
+const std::vector<std::string> kKernelFiles = {"kernel.h",  "kernel.cpp",  "kernel.so",  "kernel.json",
+                                               "report.md", "report.html", "search.json"};
+const char* const kFileList = "kernel.h,kernel.cpp,kernel.so,kernel.json,report.md,report.html,search.json";
+
+// ---- Settings -----------------------------------------------------------------
+
+// Seconds from "90", "90s" or "1.5m": a number with an optional unit, s or m.
+double seconds_option(const Word& w) {
+  const std::string& t = w.text;
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = t.substr(used);
+  if (used == 0 || !(unit.empty() || unit == "s" || unit == "m") || !std::isfinite(value))
+    throw UserError(w.loc, "expected a duration such as 90, 90s or 2m, got '" + t + "'");
+  return unit == "m" ? value * 60 : value;
+}
+
+struct Settings {
+  SearchOptions search;
+  tile::PlanOptions plan;
+  tile::TilingPolicy policy = tile::TilingPolicy::Search;
+  bool quiet = false;
+  int jobs = 1;
+  double time_limit = 120;
+};
+
+Settings read_settings(const ParsedArgs& args) {
+  Settings s;
+  s.search.variants = static_cast<size_t>(int_option(args, "--variants").value_or(4));
+  if (s.search.variants < 1) throw UserError(args.last("--variants")->loc, "--variants must be at least 1");
+  s.search.seed = static_cast<uint64_t>(int_option(args, "--seed").value_or(0));
+  int64_t max_candidates = int_option(args, "--max-candidates").value_or(8);
+  if (max_candidates < 1) throw UserError(args.last("--max-candidates")->loc, "--max-candidates must be at least 1");
+  s.search.max_candidates = static_cast<size_t>(max_candidates);
+  if (const Word* w = args.last("--budget")) {
+    s.search.budget_seconds = seconds_option(*w);
+    if (s.search.budget_seconds < 1) throw UserError(w->loc, "--budget must be at least 1 second");
+  }
+  s.quiet = args.has("--quiet");
+  s.jobs =
+      static_cast<int>(int_option(args, "--jobs")
+                           .value_or(std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()))));
+  if (s.jobs < 1) throw UserError(args.last("--jobs")->loc, "--jobs must be at least 1");
+  s.time_limit = static_cast<double>(int_option(args, "--time-limit").value_or(120));
+  if (s.time_limit < 1) throw UserError(args.last("--time-limit")->loc, "--time-limit must be at least 1 second");
+  // Ablations: each switches one stage of the search off.
+  s.search.no_algebra = args.has("--no-algebra");
+  s.search.no_fusion = args.has("--no-fusion");
+  s.search.default_tiling = args.has("--default-tiling");
+  s.search.no_tuning = args.has("--no-tuning");
+  s.plan.fuse_elementwise = !s.search.no_fusion;
+  if (s.search.default_tiling) s.policy = tile::TilingPolicy::Default;
+  return s;
+}
+
+// ---- The candidate space --------------------------------------------------------
+
+// The model's estimate of a candidate; whether memory bounds it more than
+// compute; the bytes of its inputs and outputs.
+void estimate(Candidate& c, const hw::Description& target) {
+  double memory = 0, compute = 0;
+  c.model_seconds = 0;
+  for (size_t i = 0; i < c.plan->stages.size(); ++i) {
+    tune::StageEstimate e = tune::estimate_stage(*c.plan, c.plan->stages[i], c.kernel.stages[i].tiling.params,
+                                                 c.kernel.stages[i].step_cost, target);
+    c.model_seconds += e.seconds;
+    memory += e.memory_seconds;
+    compute += e.compute_seconds;
+  }
+  c.memory_bound = memory > compute;
+  c.footprint_bytes = 0;
+  for (const tile::Buffer& b : c.plan->buffers)
+    if (b.kind != tile::Buffer::Kind::Scratch) c.footprint_bytes += 4 * b.elements();
+}
+
+// The tilings to emit for one plan, besides the heuristic one: every
+// stage's options ranked by the model; the model's best for every stage,
+// then, for the stages that cost most, their next options with the rest at
+// their best. `points` grows by the size of this plan's tiling space.
+std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan& plan, const emit::CpuKernel& heuristic,
+                                                               const hw::Description& target, double& points) {
+  std::vector<std::vector<std::pair<double, tile::TileParams>>> ranked(plan.stages.size());
+  double space = 1;
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    for (const tile::TileParams& p : tile::tiling_options(plan.stages[i], heuristic.shape))
+      ranked[i].push_back(
+          {tune::estimate_stage(plan, plan.stages[i], p, heuristic.stages[i].step_cost, target).seconds, p});
+    std::stable_sort(ranked[i].begin(), ranked[i].end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (ranked[i].empty()) ranked[i].push_back({0, heuristic.stages[i].tiling.params});
+    space *= static_cast<double>(ranked[i].size());
+  }
+  points += space;
+  std::vector<tile::TileParams> best;
+  for (const auto& options : ranked) best.push_back(options[0].second);
+  std::vector<std::vector<tile::TileParams>> combos{best};
+  std::vector<size_t> by_cost(plan.stages.size());
+  for (size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
+  std::stable_sort(by_cost.begin(), by_cost.end(),
+                   [&](size_t a, size_t b) { return ranked[a][0].first > ranked[b][0].first; });
+  const size_t kStagesVaried = 2, kOptionsPerStage = 3;
+  for (size_t k = 0; k < std::min(kStagesVaried, by_cost.size()); ++k) {
+    size_t stage = by_cost[k];
+    for (size_t o = 1; o < std::min(kOptionsPerStage + 1, ranked[stage].size()); ++o) {
+      combos.push_back(best);
+      combos.back()[stage] = ranked[stage][o].second;
+    }
+  }
+  return combos;
+}
+
+std::string candidate_name(size_t variant, bool fused, int tiling) {
+  std::string name = variant == 0 ? "original" : "variant " + std::to_string(variant);
+  if (!fused) name += " / unfused";
+  if (tiling > 0) name += " / tiling " + std::to_string(tiling);
+  return name;
+}
+
+// Every variant x fusion choice x tiling, emitted, deduplicated by the
+// digest of the emitted source, ranked by the cost model.
+std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, const hw::Description& target,
+                                isa::Synthesizer& synth, const Settings& settings, const std::string& entry,
+                                SearchSpace& space) {
+  std::vector<Candidate> all;
+  std::set<std::string> seen;
+  space.variants = variants.functions.size();
+  std::vector<bool> fusion_choices{true, false};
+  if (settings.search.no_fusion) fusion_choices = {false};
+  if (settings.search.no_tuning) fusion_choices = {true};
+  for (size_t v = 0; v < variants.functions.size(); ++v) {
+    for (bool fused : fusion_choices) {
+      tile::PlanOptions options = settings.plan;
+      options.fuse_elementwise = fused;
+      auto plan = std::make_shared<const tile::Plan>(tile::plan_function(variants.functions[v], dims, options));
+      ++space.plans;
+      auto add = [&](emit::CpuKernel kernel, int tiling) {
+        Candidate c;
+        c.variant = v, c.fused = fused, c.tiling_index = tiling;
+        c.pinned = fused && tiling == 0;
+        c.name = candidate_name(v, fused, tiling);
+        c.fn = variants.functions[v];
+        c.plan = plan;
+        c.reduction = reduction_length(*plan);
+        c.id = tune::text_digest(kernel.source + "\n" + target.compile_flags);
+        c.kernel = std::move(kernel);
+        estimate(c, target);
+        if (!seen.insert(c.id).second) {
+          ++space.duplicates;
+          return;
+        }
+        all.push_back(std::move(c));
+      };
+      emit::CpuKernel heuristic = emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy);
+      if (settings.search.default_tiling || settings.search.no_tuning) {
+        space.points += 1;
+        add(std::move(heuristic), 0);
+        continue;
+      }
+      std::vector<std::vector<tile::TileParams>> combos = tiling_combinations(*plan, heuristic, target, space.points);
+      add(heuristic, 0);
+      for (size_t k = 0; k < combos.size(); ++k)
+        add(emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, combos[k]),
+            static_cast<int>(k + 1));
+    }
+  }
+  space.generated = all.size();
+  // Rank: by the model, ties by generation order (deterministic).
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Candidate& a, const Candidate& b) { return a.model_seconds < b.model_seconds; });
+  for (size_t i = 0; i < all.size(); ++i) all[i].rank = static_cast<int>(i + 1);
+  // Selection: the pinned ones (what the search measured before tuning
+  // existed, so tuning never loses to it), then the model's order.
+  size_t picked = 0;
+  for (Candidate& c : all)
+    if (c.pinned && picked < settings.search.max_candidates) c.selected = true, ++picked;
+  for (Candidate& c : all)
+    if (!c.selected && picked < settings.search.max_candidates) c.selected = true, ++picked;
+  for (Candidate& c : all)
+    if (!c.selected) c.status = "cut off: --max-candidates " + std::to_string(settings.search.max_candidates);
+  space.selected = picked;
+  space.cut_by_count = all.size() - picked;
+  // Measured in the model's order.
+  std::stable_partition(all.begin(), all.end(), [](const Candidate& c) { return c.selected; });
+  return all;
+}
+
+// ---- Compilation in batches -------------------------------------------------------
+
+// The batch source: the first kernel's includes and prelude once, then each
+// kernel's body in its own namespace with its exported symbols renamed
+// (ENTRY_cN, axon_kernel_packed_cN, axon_kernel_info_cN).
+std::string batch_source(const std::vector<Candidate*>& batch, const std::string& entry) {
+  const std::string marker = "// ---- kernel ----\n";
+  const std::string& first = batch.front()->kernel.source;
+  std::string preamble = first.substr(0, first.find(marker));
+  size_t include = preamble.find("#include \"kernel.h\"\n");
+  if (include != std::string::npos) preamble.erase(include, std::string("#include \"kernel.h\"\n").size());
+  std::string out = preamble;
+  for (Candidate* c : batch) {
+    const std::string& src = c->kernel.source;
+    size_t at = src.find(marker);
+    AXON_CHECK(at != std::string::npos, "an emitted kernel without its kernel section");
+    std::string unit = src.substr(at + marker.size());
+    std::string suffix = "_c" + c->id.substr(0, 12);
+    for (const std::string& name : {entry, std::string("axon_kernel_packed"), std::string("axon_kernel_info")})
+      unit = std::regex_replace(unit, std::regex("\\b" + name + "\\("), name + suffix + "(");
+    c->symbol = "axon_kernel_packed" + suffix;
+    out += "// ---- " + c->name + " ----\nnamespace axon" + suffix + " {\n" + unit + "}  // namespace axon" + suffix +
+           "\n";
+  }
+  return out;
+}
+
+// Compiles the selected candidates, several per translation unit, `jobs`
+// units at once. A unit that fails is split into single kernels, so one
+// bad kernel costs only itself.
+void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const hw::Description& target,
+                     const std::string& entry, int jobs, const std::function<void()>& progress) {
+  if (todo.empty()) return;
+  size_t per_unit = std::clamp<size_t>((todo.size() + static_cast<size_t>(jobs) - 1) / static_cast<size_t>(jobs), 1, 6);
+  std::vector<std::vector<Candidate*>> units;
+  for (size_t i = 0; i < todo.size(); i += per_unit)
+    units.emplace_back(todo.begin() + static_cast<long>(i),
+                       todo.begin() + static_cast<long>(std::min(todo.size(), i + per_unit)));
+  std::mutex lock;
+  std::atomic<size_t> next{0};
+  std::vector<std::string> logs;
+  std::function<void(const std::vector<Candidate*>&, const std::string&)> build =
+      [&](const std::vector<Candidate*>& unit, const std::string& name) {
+        std::string cpp = (work / (name + ".cpp")).string(), so = (work / (name + ".so")).string();
+        write_file(cpp, batch_source(unit, entry));
+        tune::CompileResult r = tune::compile_shared(cpp, so, target.compile_flags);
+        if (!r.ok && unit.size() > 1) {
+          for (size_t k = 0; k < unit.size(); ++k) build({unit[k]}, name + "_" + std::to_string(k));
+          return;
+        }
+        std::lock_guard<std::mutex> guard(lock);
+        for (Candidate* c : unit) {
+          c->compiled = r.ok;
+          c->so_path = so;
+          if (!r.ok) {
+            c->status = "compile error";
+            logs.push_back(c->name + ":\n" + r.log);
+          }
+        }
+        progress();
+      };
+  auto worker = [&] {
+    for (size_t i; (i = next++) < units.size();) build(units[i], "batch" + std::to_string(i));
+  };
+  std::vector<std::thread> pool;
+  for (int j = 1; j < std::min<int>(jobs, static_cast<int>(units.size())); ++j) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  for (const std::string& log : logs)
+    std::cerr << "axon: internal error: an emitted kernel does not compile: " << log << "\n";
+}
+
+// ---- The driver ---------------------------------------------------------------------
+
+void write_kernel_files(const Candidate& c) {
+  std::error_code ec;
+  fs::create_directories(c.dir, ec);
+  write_file(c.dir + "/kernel.h", c.kernel.header);
+  write_file(c.dir + "/kernel.cpp", c.kernel.source);
+}
+
+// The chosen kernel, answered from the cache: the files as the search wrote them.
+bool answer_from_cache(tune::Cache& cache, const tune::CacheKey& key, const fs::path& out_dir, const Word& out_word,
+                       std::chrono::steady_clock::time_point t0) {
+  std::optional<tune::CachedKernel> hit = cache.lookup(key);
+  if (!hit) return false;
+  std::error_code mk;
+  fs::create_directories(out_dir, mk);
+  if (mk) throw UserError(out_word.loc, "cannot create '" + out_dir.string() + "': " + mk.message());
+  for (auto& [name, bytes] : hit->files) {
+    if (name == "search.json") {  // as the search wrote it, but answered from the cache
+      nlohmann::ordered_json j = nlohmann::ordered_json::parse(bytes, nullptr, false);
+      if (j.is_object()) {
+        j["cache"] = "hit";
+        bytes = j.dump(2) + "\n";
+      }
+    }
+    write_file((out_dir / name).string(), bytes);
+  }
+  std::cout << "chose " << hit->candidate << ": median " << std::setprecision(4) << hit->seconds * 1e3 << " ms; wrote "
+            << out_dir.string() << "/{" << kFileList << "} from the cache " << cache.path() << " ("
+            << std::setprecision(3) << seconds_since(t0) << " s)\n";
+  return true;
+}
 
 int optimize(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
-  const Word* entry = args.last("--entry");
-  ir::Program program = lang::load_program(file.text, option_text(args, "--entry"), entry ? entry->loc : SourceLoc{});
+  const Word* entry_word = args.last("--entry");
+  ir::Program program =
+      lang::load_program(file.text, option_text(args, "--entry"), entry_word ? entry_word->loc : SourceLoc{});
   const Word* out_word = args.last("-o");
   if (!out_word) throw UserError(command.loc, "optimize needs an output folder: -o OUT/");
   ir::Dims given;
@@ -334,53 +487,27 @@ int optimize(const Word& command, const ParsedArgs& args) {
     throw UserError(
         args.last("--target") ? args.last("--target")->loc : command.loc,
         "optimize emits code for cpu targets; " + target.name + " is a " + target.target + " target (use axon lower)");
-  size_t count = static_cast<size_t>(int_option(args, "--variants").value_or(4));
-  if (count < 1) throw UserError(args.last("--variants")->loc, "--variants must be at least 1");
-  uint64_t seed = static_cast<uint64_t>(int_option(args, "--seed").value_or(0));
-  bool quiet = args.has("--quiet");
-  int jobs = static_cast<int>(
-      int_option(args, "--jobs").value_or(std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()))));
-  if (jobs < 1) throw UserError(args.last("--jobs")->loc, "--jobs must be at least 1");
-  double time_limit = static_cast<double>(int_option(args, "--time-limit").value_or(120));
-  if (time_limit < 1) throw UserError(args.last("--time-limit")->loc, "--time-limit must be at least 1 second");
-  // Ablations: each switches one stage of the search off.
-  bool no_algebra = args.has("--no-algebra");
-  tile::PlanOptions plan_options;
-  plan_options.fuse_elementwise = !args.has("--no-fusion");
-  tile::TilingPolicy tiling = args.has("--default-tiling") ? tile::TilingPolicy::Default : tile::TilingPolicy::Search;
+  Settings settings = read_settings(args);
+  const SearchOptions& options = settings.search;
 
   auto t0 = std::chrono::steady_clock::now();
-  SearchOptions options{no_algebra, !plan_options.fuse_elementwise, tiling == tile::TilingPolicy::Default};
   fs::path out_dir(out_word->text);
-  std::optional<tune::Cache> cache = open_cache(args, quiet);
+  std::optional<tune::Cache> cache = open_cache(args, settings.quiet);
   tune::CacheKey key = cache_key(program, dims, target,
-                                 options.text() + " variants=" + std::to_string(count) + " seed=" + std::to_string(seed));
-  if (cache) {
-    if (std::optional<tune::CachedKernel> hit = cache->lookup(key)) {
-      std::error_code mk;
-      fs::create_directories(out_dir, mk);
-      if (mk) throw UserError(out_word->loc, "cannot create '" + out_dir.string() + "': " + mk.message());
-      for (auto& [name, bytes] : hit->files) {
-        if (name == "search.json") {  // as the search wrote it, but answered from the cache
-          nlohmann::ordered_json j = nlohmann::ordered_json::parse(bytes, nullptr, false);
-          if (j.is_object()) {
-            j["cache"] = "hit";
-            bytes = j.dump(2) + "\n";
-          }
-        }
-        write_file((out_dir / name).string(), bytes);
-      }
-      std::cout << "chose " << hit->candidate << ": median " << std::setprecision(4) << hit->seconds * 1e3
-                << " ms; wrote " << out_dir.string() << "/{kernel.h,kernel.cpp,kernel.so,kernel.json,report.md,"
-                << "search.json} from the cache " << cache->path() << " (" << std::setprecision(3) << seconds_since(t0)
-                << " s)\n";
-      return 0;
-    }
-  }
-  PhaseTimes phases;
-  Variants variants = program_variants(program, no_algebra ? 1 : count, no_algebra ? 0 : 3);
+                                 options.text() + " variants=" + std::to_string(options.variants) + " max-candidates=" +
+                                     std::to_string(options.max_candidates) + " seed=" + std::to_string(options.seed));
+  if (cache && answer_from_cache(*cache, key, out_dir, *out_word, t0)) return 0;
+
+  SearchResult result;
+  result.program = &program;
+  result.dims = dims;
+  result.target = &target;
+  result.options = options;
+  result.cache_state = cache ? "miss" : "off";
+  PhaseTimes& phases = result.phases;
+  Variants variants = program_variants(program, options.no_algebra ? 1 : options.variants, options.no_algebra ? 0 : 3);
   phases.algebra = variants.seconds;
-  if (!quiet)
+  if (!settings.quiet)
     std::cout << program.kernel.name << " at " << dims_text(dims) << " for " << target.name << ": "
               << variants.functions.size() << " variant(s) from the nu-graph (" << variants.proved
               << " proved rewrites, " << std::setprecision(3) << variants.seconds << " s)\n";
@@ -390,8 +517,8 @@ int optimize(const Word& command, const ParsedArgs& args) {
   std::vector<eval::Tensor> inputs;
   std::vector<std::vector<float>> f32_inputs;
   for (size_t i = 0; i < fn.params.size(); ++i) {
-    eval::Tensor t =
-        eval::random_normal(eval::concrete_shape(fn.params[i].type.shape, dims, fn.params[i].annotation_loc), seed, i);
+    eval::Tensor t = eval::random_normal(
+        eval::concrete_shape(fn.params[i].type.shape, dims, fn.params[i].annotation_loc), options.seed, i);
     std::vector<float> f(t.data.size());
     for (size_t k = 0; k < f.size(); ++k) t.data[k] = f[k] = static_cast<float>(t.data[k]);
     inputs.push_back(std::move(t));
@@ -408,94 +535,122 @@ int optimize(const Word& command, const ParsedArgs& args) {
   fs::create_directories(work, ec);
   if (ec) throw UserError(out_word->loc, "cannot create '" + work.string() + "': " + ec.message());
 
+  // The space: variants x fusion x tilings, ranked by the cost model.
   smt::Prover prover;
   isa::Synthesizer synth(target, prover);
-  std::vector<Candidate> candidates;
+  result.synth = &synth;
+  const std::string entry = emit::c_identifier(fn.name);
+  auto t_lower = std::chrono::steady_clock::now();
+  std::vector<Candidate>& candidates = result.candidates;
+  candidates = generate(variants, dims, target, synth, settings, entry, result.space);
+  phases.lowering = seconds_since(t_lower);
   std::map<std::string, tune::CandidateRecord> measured;
   if (cache) measured = cache->candidates(key);
-  int resumed = 0;
   std::map<size_t, std::string> faults = injected_faults();
-  auto record = [&](const Candidate& c) {
-    if (cache && !c.id.empty())
-      cache->record_candidate(key, c.id, {c.valid ? "ok" : c.compiled ? "failed" : "compile error", c.valid, c.seconds,
-                                          c.max_error, c.status});
-  };
-  for (size_t v = 0; v < variants.functions.size(); ++v) {
-    Candidate c;
-    c.name = v == 0 ? "original" : "variant " + std::to_string(v);
-    c.fn = variants.functions[v];
-    auto t_sym = std::chrono::steady_clock::now();
-    tile::Plan plan = tile::plan_function(c.fn, dims, plan_options);
-    c.reduction = reduction_length(plan);
-    c.kernel = emit::emit_cpu(plan, c.fn, target, synth, emit::c_identifier(fn.name), tiling);
-    phases.lowering += seconds_since(t_sym);
-    if (faults.count(v)) c.kernel.source = inject_fault(c.kernel.source, faults.at(v));
-    c.dir = (work / ("v" + std::to_string(v))).string();
-    fs::create_directories(c.dir, ec);
-    write_file(c.dir + "/kernel.h", c.kernel.header);
-    write_file(c.dir + "/kernel.cpp", c.kernel.source);
-    c.id = tune::text_digest(c.kernel.source + "\n" + target.compile_flags);
+  std::vector<Candidate*> to_compile;
+  for (size_t i = 0; i < candidates.size() && candidates[i].selected; ++i) {
+    Candidate& c = candidates[i];
+    if (faults.count(i)) {  // the fault is part of the kernel: it gets its own identity
+      c.kernel.source = inject_fault(c.kernel.source, faults.at(i));
+      c.id = tune::text_digest(c.kernel.source + "\n" + target.compile_flags);
+    }
+    c.dir = (work / ("c" + std::to_string(i))).string();
+    write_kernel_files(c);
     if (cache && measured.count(c.id)) {  // measured before an interruption: not again
       const tune::CandidateRecord& r = measured.at(c.id);
-      c.from_record = true;
+      c.from_record = c.measured = true;
       c.compiled = r.status != "compile error";
       c.valid = r.valid;
       c.seconds = r.seconds;
       c.max_error = r.max_error;
       c.status = r.detail;
-      ++resumed;
-      if (!quiet) std::cout << "  " << c.name << ": measured before (" << (c.valid ? "valid" : c.status) << ")\n";
-      candidates.push_back(std::move(c));
+      ++result.resumed;
+      if (!settings.quiet)
+        std::cout << "  " << c.name << ": measured before (" << (c.valid ? "valid" : c.status) << ")\n";
       continue;
     }
-    candidates.push_back(std::move(c));
+    to_compile.push_back(&c);
   }
+  if (!settings.quiet)
+    std::cout << "  space: " << result.space.points << " points (" << result.space.plans << " plans x tilings); "
+              << result.space.generated << " distinct kernels ranked by the cost model (" << result.space.duplicates
+              << " duplicates); measuring " << result.space.selected << "\n";
 
-  // Compile every new candidate, --jobs at a time.
-  auto t_compile = std::chrono::steady_clock::now();
-  std::vector<tune::CompileResult> compiled(candidates.size());
-  std::atomic<size_t> next{0};
-  auto compile_some = [&] {
-    for (size_t i; (i = next++) < candidates.size();)
-      if (!candidates[i].from_record)
-        compiled[i] = tune::compile_shared(candidates[i].dir + "/kernel.cpp", candidates[i].dir + "/kernel.so",
-                                           target.compile_flags);
+  // Progress: a bar on a terminal, a line per candidate otherwise.
+  bool bar_on = !settings.quiet && isatty(fileno(stderr)) != 0 && std::getenv("TERM") != nullptr &&
+                std::string(std::getenv("TERM")) != "dumb";
+  tune::ProgressBar bar(std::cerr, bar_on);
+  tune::ProgressState state;
+  state.total = static_cast<int>(result.space.selected);
+  std::mutex state_lock;
+  auto show = [&](bool force) {
+    std::lock_guard<std::mutex> guard(state_lock);
+    state.elapsed = seconds_since(t0);
+    bar.update(state, force);
   };
-  {
-    std::vector<std::thread> pool;
-    for (int j = 1; j < jobs; ++j) pool.emplace_back(compile_some);
-    compile_some();
-    for (std::thread& t : pool) t.join();
-  }
+  auto t_compile = std::chrono::steady_clock::now();
+  compile_batches(to_compile, work, target, entry, settings.jobs, [&] {
+    {
+      std::lock_guard<std::mutex> guard(state_lock);
+      state.compiled = 0;
+      for (const Candidate* c : to_compile) state.compiled += c->compiled || !c->status.empty();
+    }
+    show(false);
+  });
   phases.compile = seconds_since(t_compile);
 
-  // Run, validate and time them one at a time.
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    Candidate& c = candidates[i];
-    if (c.from_record) continue;
-    if (!compiled[i].ok) {
-      c.status = "compile error";
-      std::cerr << "axon: internal error: the emitted " << c.name << " does not compile:\n" << compiled[i].log << "\n";
+  // Run, validate and time them one at a time, within the budget.
+  auto record = [&](const Candidate& c) {
+    if (cache && !c.id.empty())
+      cache->record_candidate(key, c.id,
+                              {c.valid      ? "ok"
+                               : c.compiled ? "failed"
+                                            : "compile error",
+                               c.valid, c.seconds, c.max_error, c.status});
+  };
+  // Memory-bound kernels whose data would stay in the caches between calls
+  // are timed from cold caches: the largest cache is overwritten before each call.
+  int64_t largest_cache = 0;
+  for (size_t m = 1; m < target.memories.size(); ++m)
+    largest_cache = std::max(largest_cache, target.memories[m].capacity_bytes);
+  const Candidate* best = nullptr;
+  auto better = [&](const Candidate& c) { return c.valid && (!best || c.seconds < best->seconds); };
+  for (Candidate& c : candidates) {
+    if (!c.selected) break;
+    if (c.from_record) {
+      if (better(c)) best = &c;
+      continue;
+    }
+    if (!c.compiled) {
       record(c);
       continue;
     }
-    c.compiled = true;
+    if (best && seconds_since(t0) > options.budget_seconds) {
+      c.status = "cut off: --budget " + std::to_string(static_cast<int>(options.budget_seconds)) + " s";
+      ++result.space.cut_by_budget;
+      continue;
+    }
     if (!cpu_supports(target)) {
       c.status = "compiled, not run: this CPU lacks " + target.requires_cpu;
-      if (!quiet) std::cout << "  " << c.name << ": " << c.status << "\n";
       continue;
     }
     tune::RunRequest request;
-    request.so_path = c.dir + "/kernel.so";
+    request.so_path = c.so_path;
+    request.symbol = c.symbol;
     request.inputs = f32_inputs;
     request.output_sizes = output_sizes;
     request.warmup = 2;
     request.reps = 5;
     request.min_seconds = 0.2;
-    request.timeout_s = time_limit;
+    request.timeout_s = settings.time_limit;
+    if (c.memory_bound && c.footprint_bytes < largest_cache) {
+      request.flush_bytes = static_cast<size_t>(largest_cache) * 3 / 2;
+      request.reps = 15;
+      request.min_seconds = 0;
+    }
     auto t_run = std::chrono::steady_clock::now();
     tune::RunResult ran = tune::run_isolated(request);
-    phases.measure += seconds_since(t_run);
+    c.measured = true;
     if (ran.status != tune::RunResult::Status::Ok) {
       c.status = ran.message;
     } else if (!within_tolerance(ran.outputs, want, c.reduction, c.max_error, c.status)) {
@@ -504,14 +659,22 @@ int optimize(const Word& command, const ParsedArgs& args) {
       c.valid = true;
       c.seconds = ran.median();
     }
+    phases.measure += seconds_since(t_run);
+    c.finished_at = seconds_since(t0);
     record(c);  // committed before it is reported
-    if (!quiet)
+    if (better(c)) best = &c;
+    {
+      std::lock_guard<std::mutex> guard(state_lock);
+      ++state.measured;
+      c.valid ? ++state.valid : ++state.failed;
+      if (best) state.best_seconds = best->seconds, state.best_name = best->name;
+    }
+    show(true);
+    if (!settings.quiet && !bar_on)
       std::cout << "  " << c.name << ": "
                 << (c.valid ? "valid, median " + std::to_string(c.seconds * 1e3) + " ms" : c.status) << std::endl;
   }
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates)
-    if (c.valid && (!best || c.seconds < best->seconds)) best = &c;
+  bar.finish();
   if (!best) {
     if (!cpu_supports(target))
       throw UserError(args.last("--target") ? args.last("--target")->loc : command.loc,
@@ -521,36 +684,45 @@ int optimize(const Word& command, const ParsedArgs& args) {
     std::string why = candidates.empty() ? "no candidates" : candidates[0].status;
     throw UserError(fn.loc, "no candidate kernel was valid (first: " + why + "); see " + work.string());
   }
-  if (best->from_record) {  // its library is from the interrupted search: build it again
-    tune::CompileResult compiled =
-        tune::compile_shared(best->dir + "/kernel.cpp", best->dir + "/kernel.so", target.compile_flags);
-    if (!compiled.ok) throw UserError(fn.loc, "internal error: the chosen kernel no longer compiles: " + compiled.log);
+  result.best = best;
+
+  // The chosen kernel on its own, as OUT/kernel.so, checked once more.
+  tune::CompileResult alone =
+      tune::compile_shared(best->dir + "/kernel.cpp", (out_dir / "kernel.so").string(), target.compile_flags);
+  if (!alone.ok) throw UserError(fn.loc, "internal error: the chosen kernel does not compile alone: " + alone.log);
+  {
+    tune::RunRequest check;
+    check.so_path = (out_dir / "kernel.so").string();
+    check.inputs = f32_inputs;
+    check.output_sizes = output_sizes;
+    check.warmup = 0;
+    check.timeout_s = settings.time_limit;
+    tune::RunResult ran = tune::run_isolated(check);
+    double error = 0;
+    std::string why = ran.message;
+    if (ran.status != tune::RunResult::Status::Ok || !within_tolerance(ran.outputs, want, best->reduction, error, why))
+      throw UserError(fn.loc, "internal error: the chosen kernel, compiled alone, fails its check: " + why);
   }
   fs::copy_file(best->dir + "/kernel.h", out_dir / "kernel.h", fs::copy_options::overwrite_existing);
   fs::copy_file(best->dir + "/kernel.cpp", out_dir / "kernel.cpp", fs::copy_options::overwrite_existing);
-  fs::copy_file(best->dir + "/kernel.so", out_dir / "kernel.so", fs::copy_options::overwrite_existing);
   std::string info = best->kernel.source;
   size_t a = info.find("R\"axon(") + 7, b = info.find(")axon\"");
   write_file((out_dir / "kernel.json").string(), info.substr(a, b - a) + "\n");
-  double seconds = seconds_since(t0);
-  phases.total = seconds;
-  write_file((out_dir / "report.md").string(),
-             report(program, dims, target, candidates, *best, synth, phases, options));
-  Workload needs = workload(fn, tile::plan_function(fn, dims));
-  write_file((out_dir / "search.json").string(),
-             search_json(program, dims, target, candidates, *best, phases, options, needs, cache ? "miss" : "off",
-                         resumed));
+  phases.total = seconds_since(t0);
+  write_file((out_dir / "report.md").string(), report_markdown(result));
+  write_file((out_dir / "report.html").string(), report_html(result));
+  write_file((out_dir / "search.json").string(), search_json(result));
   if (cache) {
-    tune::CachedKernel entry;
-    for (const std::string& name : kKernelFiles) entry.files[name] = read_file((out_dir / name).string());
-    entry.candidate = best->name;
-    entry.seconds = best->seconds;
-    entry.summary = entry.files["search.json"];
-    cache->store(key, entry);
+    tune::CachedKernel cached;
+    for (const std::string& name : kKernelFiles) cached.files[name] = read_file((out_dir / name).string());
+    cached.candidate = best->name;
+    cached.seconds = best->seconds;
+    cached.summary = cached.files["search.json"];
+    cache->store(key, cached);
   }
   std::cout << "chose " << best->name << ": median " << std::setprecision(4) << best->seconds * 1e3 << " ms; wrote "
-            << out_dir.string() << "/{kernel.h,kernel.cpp,kernel.so,kernel.json,report.md,search.json} (" << std::setprecision(3)
-            << seconds << " s, " << synth.candidates_proved() << " lowerings proved)\n";
+            << out_dir.string() << "/{" << kFileList << "} (" << std::setprecision(3) << phases.total << " s, "
+            << synth.candidates_proved() << " lowerings proved)\n";
   return 0;
 }
 
@@ -559,15 +731,24 @@ int optimize(const Word& command, const ParsedArgs& args) {
 const Command& optimize_command() {
   static const Command command{
       "optimize",
-      "lower, compile, validate and time a program's variants for a CPU; keep the fastest",
-      "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--variants N] [--entry NAME]\n"
-      "                     [--no-algebra] [--no-fusion] [--default-tiling]\n\n"
-      "Explores the program's proven variants (as `axon explore`), plans each as loop nests, synthesizes\n"
-      "and proves the instructions of every step from the target description, emits C++, compiles it\n"
-      "with the system compiler, runs it in a child process on random inputs, checks the results against\n"
-      "the float64 reference interpreter (rtol 1e-4, atol 1e-5 x reduction length) and keeps the fastest\n"
-      "valid one. OUT/ receives kernel.h, kernel.cpp, kernel.so, kernel.json, report.md and search.json\n"
-      "(the search's phase times and candidate counts); the other candidates stay in OUT/candidates/.\n"
+      "search a program's variants, fusion choices and tilings for a CPU; keep the fastest valid kernel",
+      "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--budget S] [--max-candidates N]\n"
+      "                     [--variants N] [--jobs N] [--seed S] [--entry NAME] [--cache PATH | --no-cache]\n"
+      "                     [--no-algebra] [--no-fusion] [--default-tiling] [--no-tuning]\n\n"
+      "The search space is every proven variant of the nu-graph (as `axon explore`) x element-wise fusion\n"
+      "on or off x every valid tiling of every loop nest (register tile MR x NV, one thread or all cores).\n"
+      "Each point is planned, its instructions synthesized and proved from the target description, and\n"
+      "emitted as C++; identical kernels are merged by a hash of their source. An analytic cost model\n"
+      "from the description (instruction throughputs and latencies, cores, cache sizes, bandwidths)\n"
+      "ranks them; the planner's own tiling of each fused variant and the model's best ones are measured,\n"
+      "--max-candidates in all, until --budget runs out. Measuring means: compiled several to a\n"
+      "translation unit, --jobs units at once; run in a child process with a time limit (a crash or hang\n"
+      "is recorded, never fatal); checked against the float64 reference interpreter on random inputs\n"
+      "(rtol 1e-4, atol 1e-5 x reduction length); timed after a warm-up as the median of repeated calls\n"
+      "(memory-bound kernels from cold caches). The fastest valid one is compiled alone and checked again.\n"
+      "OUT/ receives kernel.h, kernel.cpp, kernel.so, kernel.json, report.md, report.html (plots of every\n"
+      "candidate's time and of the search's progress) and search.json (space size, counts, phase times);\n"
+      "the measured candidates stay in OUT/candidates/. On a terminal a progress bar shows the search.\n"
       "The chosen kernel is kept in a persistent cache (SQLite) keyed by the program, sizes, options,\n"
       "target description, compiler and axon binary: a repeated run answers from it at once, and a\n"
       "search that was interrupted resumes without measuring its measured candidates again.\n"
@@ -577,17 +758,26 @@ const Command& optimize_command() {
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both"},
        {"-o", "DIR", "the output folder (created)"},
        {"--target", "T", "cpu (default), or a description file hw/NAME.json"},
+       {"--budget", "S",
+        "seconds for the whole search, e.g. 90, 90s or 2m (default 90): candidates not\n"
+        "measured by then are cut off (at least one is always measured)"},
+       {"--max-candidates", "N", "candidates compiled and measured, at most (default 8)"},
        {"--variants", "N", "variants of the nu-graph to try, the original included (default 4)"},
-       {"--seed", "S", "seed of the random validation inputs (default 0)"},
+       {"--seed", "S", "seed of the random validation inputs (default 0); equal inputs, equal search"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
        {"--no-algebra", "", "ablation: the program as written, no nu-graph variants"},
        {"--no-fusion", "", "ablation: every element-wise op in its own loop nest and buffer"},
-       {"--default-tiling", "", "ablation: no register-tile search (MR = NV = 1)"},
-       {"--jobs", "N", "candidates compiled at once (default: the CPU's hardware threads)"},
-       {"--time-limit", "S", "seconds a candidate may run (its first call, warm-up and timing) before\n"
-                             "it is killed and recorded as timed out (default 120)"},
-       {"--cache", "PATH", "the kernel cache (default $XDG_CACHE_HOME/axon/kernels.sqlite or\n"
-                           "~/.cache/axon/kernels.sqlite)"},
+       {"--default-tiling", "", "ablation: no register-tile search (MR = NV = 1), no tiling space"},
+       {"--no-tuning", "",
+        "ablation: the search before tuning: each fused variant with the planner's\n"
+        "tiling only, no cost model"},
+       {"--jobs", "N", "translation units compiled at once (default: the CPU's hardware threads)"},
+       {"--time-limit", "S",
+        "seconds a candidate may run (its first call, warm-up and timing) before\n"
+        "it is killed and recorded as timed out (default 120)"},
+       {"--cache", "PATH",
+        "the kernel cache (default $XDG_CACHE_HOME/axon/kernels.sqlite or\n"
+        "~/.cache/axon/kernels.sqlite)"},
        {"--no-cache", "", "neither read nor write the kernel cache"},
        {"--quiet", "", "print only the final line"},
        {"--help", "", "show this help"}},

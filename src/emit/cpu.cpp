@@ -45,8 +45,8 @@ enum class Mode { Vec, Tail, Bcast, Lane1 };
 class CpuEmitter {
  public:
   CpuEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth,
-             tile::TilingPolicy policy)
-      : plan_(plan), fn_(fn), target_(target), synth_(synth), policy_(policy) {}
+             tile::TilingPolicy policy, const std::vector<tile::TileParams>& fixed)
+      : plan_(plan), fn_(fn), target_(target), synth_(synth), policy_(policy), fixed_(fixed) {}
 
   CpuKernel run(const std::string& entry) {
     find_shape();
@@ -57,11 +57,13 @@ class CpuEmitter {
     for (size_t i = 0; i < plan_.stages.size(); ++i) {
       out_.str("");
       listing_.clear();
+      step_cost_.clear();
       const Stage& s = plan_.stages[i];
       tile::TileChoice tiling = tile::choose_tiling(s, shape_, policy_);
+      if (!fixed_.empty()) tiling.params = fixed_.at(i);
       emit_stage(s, tiling.params, static_cast<int>(i));
       body << out_.str();
-      k.stages.push_back({s.what, tiling, listing_});
+      k.stages.push_back({s.what, tiling, listing_, step_cost_});
     }
     k.header = header(entry);
     k.source = source(entry, body.str());
@@ -74,10 +76,12 @@ class CpuEmitter {
   const hw::Description& target_;
   isa::Synthesizer& synth_;
   tile::TilingPolicy policy_;
+  const std::vector<tile::TileParams>& fixed_;
   tile::TargetShape shape_;
   std::string mem_, reg_;
   std::ostringstream out_;
   std::vector<std::string> listing_;
+  std::map<std::string, double> step_cost_;
   int indent_ = 1;
   int next_var_ = 0;
 
@@ -352,12 +356,27 @@ class CpuEmitter {
     return t;
   }
 
+  // The latency of a tree's root instruction at these sizes (0 when its
+  // formula needs a size that is not known here).
+  static double latency_of(const isa::InstrTree& tree, const ir::Dims& dims) {
+    ir::Dims at;
+    for (const auto& [name, size] : tree.sizes)
+      if (std::optional<int64_t> v = size.evaluate(dims)) at[name] = *v;
+    try {
+      return tree.instr->latency.at(at);
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+
   // The emitted text of a lowering; its instruction tree is noted once per
   // stage for the report's instruction-level form.
   std::string text_of(const std::string& role, const isa::InstrTree& tree, const std::vector<std::string>& args,
                       const ir::Dims& dims, const std::string& result = "") {
     std::string entry = role + ": " + tree.str();
     if (std::find(listing_.begin(), listing_.end(), entry) == listing_.end()) listing_.push_back(entry);
+    step_cost_[role] = tree.cost;
+    if (role == "compute" && tree.instr) step_cost_["compute_latency"] = latency_of(tree, dims);
     return isa::emit_text(tree, args, dims, result);
   }
 
@@ -812,8 +831,10 @@ std::string c_identifier(const std::string& name) {
 }
 
 CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
-                   isa::Synthesizer& synth, const std::string& entry, tile::TilingPolicy tiling) {
-  CpuEmitter e(plan, fn, target, synth, tiling);
+                   isa::Synthesizer& synth, const std::string& entry, tile::TilingPolicy tiling,
+                   const std::vector<tile::TileParams>& fixed) {
+  AXON_CHECK(fixed.empty() || fixed.size() == plan.stages.size(), "one fixed tiling per stage");
+  CpuEmitter e(plan, fn, target, synth, tiling, fixed);
   if (!target.prelude.empty()) {
     std::string dir = target.path.substr(0, target.path.find_last_of('/') + 1);
     std::ifstream in(dir + target.prelude, std::ios::binary);

@@ -6,6 +6,7 @@
 // (the sketch: vector blocks, register tiles, tails, threads) is this file's.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct StageReport {
   std::string what;
   tile::TileChoice tiling;
   std::vector<std::string> listing;  // the instruction-level form, one line per hole
+  /// Per step ("compute", "load", "load_bcast", "store", ...): the
+  /// reciprocal throughputs of its lowering, in cycles per vector; and
+  /// "compute_latency", the latency of the compute step's root instruction.
+  std::map<std::string, double> step_cost;
 };
 
 struct CpuKernel {
@@ -31,10 +36,13 @@ struct CpuKernel {
 };
 
 /// Emits `plan` (of function `fn`) for the cpu description `target`. Throws a
-/// UserError at the kernel when the target cannot express some stage.
+/// UserError at the kernel when the target cannot express some stage. Each
+/// stage gets the tiling `policy` chooses, or `fixed[i]` when given (one of
+/// tile::tiling_options of that stage).
 CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
                    isa::Synthesizer& synth, const std::string& entry,
-                   tile::TilingPolicy tiling = tile::TilingPolicy::Search);
+                   tile::TilingPolicy tiling = tile::TilingPolicy::Search,
+                   const std::vector<tile::TileParams>& fixed = {});
 
 /// `name` as a C identifier: letters, digits and '_' kept, others '_', a
 /// leading digit prefixed; never a C or C++ keyword.

@@ -28,6 +28,33 @@ int choose_vec_dim(const Stage& s) {
   return best;
 }
 
+const int kRowChoices[] = {1, 2, 3, 4, 6, 8};
+const int kVectorChoices[] = {1, 2, 3, 4};
+
+bool satisfies(const TileChoice& choice, int mr, int nv) {
+  ir::Dims at{{"MR", mr}, {"NV", nv}, {"W", choice.params.lanes}};
+  for (const TileConstraint& c : choice.constraints)
+    if (c.lhs.evaluate(at).value_or(0) > c.bound) return false;
+  return true;
+}
+
+// Every point of the stage's loop nest.
+int64_t points_of(const Stage& s) {
+  int64_t points = 1;
+  for (int64_t e : s.extents) points *= e;
+  return points;
+}
+
+// What the emitter's loop skeletons support: rows only where they are
+// reused or gathered, one vector along a scan's own loop, one thread where
+// there is a single outer block.
+void normalize(const Stage& s, bool gathers, TileParams& p) {
+  bool folds = false;
+  for (bool r : s.reduced) folds |= r;
+  if (s.combine == Combine::None && !folds && !gathers) p.mr = 1;
+  if (s.scan_dim == p.vec_dim && s.scan_dim >= 0) p.nv = 1;
+}
+
 }  // namespace
 
 LaneAccess lane_access(const Access& access, int vec_dim) {
@@ -88,26 +115,41 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target, TilingPolicy
   // Enumerate, keep the valid assignment with the most accumulators (reuse),
   // then the most vectors (fewer loads of shared leaves).
   int best_mr = 1, best_nv = 1;
-  for (int mr : {1, 2, 3, 4, 6, 8}) {
-    for (int nv : {1, 2, 3, 4}) {
+  for (int mr : kRowChoices) {
+    for (int nv : kVectorChoices) {
       ++choice.enumerated;
-      ir::Dims at{{"MR", mr}, {"NV", nv}, {"W", target.lanes}};
-      bool ok = true;
-      for (const TileConstraint& c : choice.constraints) ok = ok && c.lhs.evaluate(at).value_or(0) <= c.bound;
-      if (!ok) continue;
+      if (!satisfies(choice, mr, nv)) continue;
       ++choice.valid;
       bool better = gathers ? (mr > best_mr || (mr == best_mr && nv > best_nv))
                             : (mr * nv > best_mr * best_nv || (mr * nv == best_mr * best_nv && nv > best_nv));
       if (better && policy == TilingPolicy::Search) best_mr = mr, best_nv = nv;
     }
   }
-  if (s.combine == Combine::None && !folds && !gathers) best_mr = 1;
   p.mr = best_mr;
-  p.nv = s.scan_dim == p.vec_dim && s.scan_dim >= 0 ? 1 : best_nv;
-  int64_t points = 1;
-  for (int64_t e : s.extents) points *= e;
-  p.threads = points >= 32768 ? target.cores : 1;
+  p.nv = best_nv;
+  p.threads = points_of(s) >= 32768 ? target.cores : 1;
+  normalize(s, gathers, p);
   return choice;
+}
+
+std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target) {
+  TileChoice choice = choose_tiling(s, target, TilingPolicy::Search);
+  bool gathers = choice.constraints[0].what.rfind("the gathered", 0) == 0;
+  std::vector<TileParams> options;
+  for (int mr : kRowChoices) {
+    for (int nv : kVectorChoices) {
+      if (!satisfies(choice, mr, nv)) continue;
+      for (int threads : {1, target.cores}) {
+        TileParams p = choice.params;
+        p.mr = mr, p.nv = nv, p.threads = threads;
+        normalize(s, gathers, p);
+        bool seen = false;
+        for (const TileParams& q : options) seen |= q.mr == p.mr && q.nv == p.nv && q.threads == p.threads;
+        if (!seen) options.push_back(p);
+      }
+    }
+  }
+  return options;
 }
 
 }  // namespace axon::tile

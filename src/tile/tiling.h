@@ -53,6 +53,12 @@ enum class TilingPolicy { Search, Default };
 
 TileChoice choose_tiling(const Stage& stage, const TargetShape& target, TilingPolicy policy = TilingPolicy::Search);
 
+/// The tuning space of one stage: every register tile that satisfies the
+/// constraints of choose_tiling (same vector and row loops), each with one
+/// thread and with every core. The first entries are not ranked; the cost
+/// model ranks them.
+std::vector<TileParams> tiling_options(const Stage& stage, const TargetShape& target);
+
 /// How a leaf or the output moves along the vector loop.
 enum class LaneAccess { Broadcast, Contiguous, Strided };
 LaneAccess lane_access(const Access& access, int vec_dim);

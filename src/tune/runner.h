@@ -52,12 +52,17 @@ CompileResult compile_shared(const std::string& source_path, const std::string& 
 
 struct RunRequest {
   std::string so_path;
-  std::vector<std::vector<float>> inputs;  // one dense array per kernel input
-  std::vector<size_t> output_sizes;        // element count per output
-  int warmup = 1;                          // untimed calls after the first call
-  int reps = 0;                            // timed calls after the warmup; 0 = none
-  double min_seconds = 0;                  // more timed calls until this much is spent, up to 1000 calls in all
-  double timeout_s = 60;                   // the whole child is killed (SIGKILL) after this
+  std::string symbol = "axon_kernel_packed";  // the packed entry, as above, under this name
+  std::vector<std::vector<float>> inputs;     // one dense array per kernel input
+  std::vector<size_t> output_sizes;           // element count per output
+  int warmup = 1;                             // untimed calls after the first call
+  int reps = 0;                               // timed calls after the warmup; 0 = none
+  double min_seconds = 0;                     // more timed calls until this much is spent, up to 1000 calls in all
+  double timeout_s = 60;                      // the whole child is killed (SIGKILL) after this
+  /// > 0: before every timed call, this many bytes of an unrelated buffer
+  /// are written and read back (outside the timed region), so each call
+  /// starts with cold caches.
+  size_t flush_bytes = 0;
 };
 
 struct RunResult {

@@ -38,7 +38,8 @@ def main():
         for key in ("fma_gflops", "copy_gbps"):
             if not doc["limits"][key] > 0:
                 failures.append(f"limit {key} = {doc['limits'][key]}")
-        expected = {"axon", "axon_no_algebra", "axon_no_fusion", "axon_default_tiling", "numpy", "torch_eager",
+        expected = {"axon", "axon_no_algebra", "axon_no_fusion", "axon_default_tiling", "axon_no_tuning", "numpy",
+                    "torch_eager",
                     "torch_compile", "jax", "expert"}
         want_kernels = set(args.kernels) or {k.stem for k in (ROOT / "bench" / "kernels").glob("*.py")}
         seen = {k["kernel"] for k in doc["kernels"]}

@@ -98,5 +98,38 @@ TEST(Tiling, InnermostReductionVectorizesTheReducedLoop) {
   EXPECT_EQ(c.params.rows_dim, -1);
 }
 
+TEST(Tiling, OptionsAreEveryValidTileWithOneThreadAndAll) {
+  ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
+  Plan plan = plan_function(p.kernel, {{"M", 64}, {"K", 64}, {"N", 64}});
+  TargetShape avx2;
+  avx2.lanes = 8;
+  avx2.registers = 16;
+  avx2.cores = 2;
+  TileChoice heuristic = choose_tiling(plan.stages[0], avx2);
+  std::vector<TileParams> options = tiling_options(plan.stages[0], avx2);
+  EXPECT_EQ(options.size(), 2u * static_cast<size_t>(heuristic.valid));  // each tile, 1 thread and 2
+  bool has_heuristic = false;
+  for (const TileParams& o : options) {
+    EXPECT_EQ(o.vec_dim, heuristic.params.vec_dim);
+    EXPECT_EQ(o.rows_dim, heuristic.params.rows_dim);
+    EXPECT_LE(o.mr * o.nv + o.nv + 1, 16) << o.mr << "x" << o.nv;
+    EXPECT_TRUE(o.threads == 1 || o.threads == 2);
+    has_heuristic |=
+        o.mr == heuristic.params.mr && o.nv == heuristic.params.nv && o.threads == heuristic.params.threads;
+  }
+  EXPECT_TRUE(has_heuristic);
+}
+
+TEST(Tiling, ElementwiseOptionsHaveNoRows) {
+  ir::Program p = compile("def k(x: 'f32[M, N]'):\n    return x * 2.0\n");
+  Plan plan = plan_function(p.kernel, {{"M", 9}, {"N", 100}});
+  TargetShape t;
+  t.lanes = 8;
+  t.cores = 2;
+  std::vector<TileParams> options = tiling_options(plan.stages[0], t);
+  ASSERT_FALSE(options.empty());
+  for (const TileParams& o : options) EXPECT_EQ(o.mr, 1);
+}
+
 }  // namespace
 }  // namespace axon::tile

@@ -1,0 +1,116 @@
+#include "tune/cost.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace axon::tune {
+namespace {
+
+double step(const std::map<std::string, double>& cost, const std::string& name, double otherwise) {
+  auto it = cost.find(name);
+  return it == cost.end() ? otherwise : it->second;
+}
+
+double clock_hz(const hw::Description& target) {
+  double ghz = 0;
+  for (const hw::Engine& e : target.engines) ghz = std::max(ghz, e.clock_ghz);
+  return (ghz > 0 ? ghz : 1.0) * 1e9;
+}
+
+// The elements of `access` the stage's loops reach (at most the buffer).
+double touched_elements(const tile::Plan& plan, const tile::Stage& s, const tile::Access& a) {
+  double n = 1;
+  for (size_t d = 0; d < s.extents.size(); ++d)
+    if (a.strides[d] != 0) n *= static_cast<double>(s.extents[d]);
+  return std::min(n, static_cast<double>(plan.buffers.at(static_cast<size_t>(a.buffer)).elements()));
+}
+
+// The smallest memory level (registers aside) that holds `bytes`, and its
+// bandwidth in bytes per second for `threads` of the target's cores: one
+// core is taken to draw half of what all of them draw together.
+struct Level {
+  std::string name;
+  double bytes_per_second = 1;
+};
+
+Level level_holding(double bytes, int threads, const hw::Description& target) {
+  const hw::Memory* best = nullptr;
+  for (const hw::Memory& m : target.memories) {
+    if (m.capacity_bytes < 4096 || m.bandwidth_gbps <= 0) continue;  // a register file
+    if (static_cast<double>(m.capacity_bytes) < bytes) continue;
+    if (!best || m.capacity_bytes < best->capacity_bytes) best = &m;
+  }
+  if (!best) best = &target.memories.at(0);
+  double share = 0.5 + 0.5 * std::min(1.0, static_cast<double>(threads) / std::max(1, target.cores));
+  return {best->name, std::max(best->bandwidth_gbps, 1e-3) * 1e9 * share};
+}
+
+}  // namespace
+
+StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const tile::TileParams& p,
+                             const std::map<std::string, double>& step_cost, const hw::Description& target) {
+  double points = 1, kept = 1, folded = 1;
+  for (size_t d = 0; d < s.extents.size(); ++d) {
+    points *= static_cast<double>(s.extents[d]);
+    (s.reduced[d] ? folded : kept) *= static_cast<double>(s.extents[d]);
+  }
+  double vectors = points;
+  if (p.vec_dim >= 0) {
+    double along = static_cast<double>(s.extents[static_cast<size_t>(p.vec_dim)]);
+    vectors = points / along * std::ceil(along / p.lanes);
+  }
+  double mr = p.mr, nv = p.nv;
+  auto along_rows_fixed = [&](const tile::Access& a) {
+    return p.rows_dim >= 0 && a.strides[static_cast<size_t>(p.rows_dim)] == 0;
+  };
+
+  // Core cycles: the body's steps per vector; operands a register tile shares
+  // are loaded once for its rows (MR) or its vectors (NV).
+  double compute = vectors * step(step_cost, "compute", 0);
+  double latency = step(step_cost, "compute_latency", 0);
+  bool accumulates = s.combine != tile::Combine::None && s.combine != tile::Combine::Scan;
+  if (accumulates && latency > 0)  // a chain per accumulator: MR x NV of them hide the latency
+    compute = std::max(compute, vectors * latency / (mr * nv));
+  double loads = 0;
+  for (const tile::Access& a : s.leaves) {
+    switch (tile::lane_access(a, p.vec_dim)) {
+      case tile::LaneAccess::Contiguous:
+        loads += vectors * step(step_cost, "load", 1) / (along_rows_fixed(a) ? mr : 1);
+        break;
+      case tile::LaneAccess::Broadcast:
+        loads += vectors * step(step_cost, "load_bcast", 1) / nv / (along_rows_fixed(a) ? mr : 1);
+        break;
+      case tile::LaneAccess::Strided: loads += vectors * step(step_cost, "load_strided", 8); break;
+    }
+  }
+  double stores = vectors / folded * step(step_cost, "store", 1);
+  double tiles = std::max(1.0, kept / (mr * nv * p.lanes));
+  double threads = std::min(static_cast<double>(std::max(1, p.threads)), tiles);
+  StageEstimate e;
+  e.compute_seconds = (std::max(compute, loads) + stores) / clock_hz(target) / threads;
+
+  // Memory: each buffer once, from the level that holds it.
+  std::map<int, double> reads;
+  for (const tile::Access& a : s.leaves) reads[a.buffer] = std::max(reads[a.buffer], touched_elements(plan, s, a));
+  std::string slowest;
+  double slowest_seconds = -1;
+  auto move = [&](int buffer, double elements, double times) {
+    double bytes = 4 * static_cast<double>(plan.buffers.at(static_cast<size_t>(buffer)).elements());
+    Level level = level_holding(bytes, static_cast<int>(threads), target);
+    if (level.name == target.memories.at(0).name)
+      bytes = 4 * elements * times;
+    else
+      bytes = 4 * elements;
+    double seconds = bytes / level.bytes_per_second;
+    e.memory_seconds += seconds;
+    if (seconds > slowest_seconds) slowest_seconds = seconds, slowest = level.name;
+  };
+  for (const auto& [buffer, elements] : reads) move(buffer, elements, 1);
+  move(s.out.buffer, touched_elements(plan, s, s.out), 2);  // written lines are read first
+  e.overhead_seconds = p.threads > 1 ? 3e-6 : 0;            // waking the other threads and joining them
+  e.seconds = std::max(e.compute_seconds, e.memory_seconds) + e.overhead_seconds;
+  e.bound = e.compute_seconds >= e.memory_seconds ? "compute" : "memory: " + slowest;
+  return e;
+}
+
+}  // namespace axon::tune

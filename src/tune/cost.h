@@ -1,0 +1,36 @@
+// The analytic cost model: estimated seconds of a planned, tiled kernel,
+// from the hardware description alone (instruction throughputs, clock,
+// cores, memory capacities and bandwidths). It ranks candidates so that only
+// the promising ones are compiled and measured; measurement decides.
+//
+// Per stage: compute = vector points x the cycles of the step lowerings
+// (operands loaded once per register tile are shared by its rows or
+// vectors), over the threads that have outer work; memory = every buffer the
+// stage touches, once, at the bandwidth of the smallest memory level that
+// holds it (outputs written to DRAM count twice: a write allocates the line);
+// the stage takes the longer of the two (the engines overlap), plus a
+// fork-join cost per parallel region.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hw/description.h"
+#include "tile/plan.h"
+#include "tile/tiling.h"
+
+namespace axon::tune {
+
+struct StageEstimate {
+  double compute_seconds = 0, memory_seconds = 0, overhead_seconds = 0;
+  double seconds = 0;
+  std::string bound;  // "compute" or "memory: dram" (the level that bounds it)
+};
+
+/// One stage of `plan` under `params`; `step_cost` is emit::StageReport's
+/// cycles per vector of each step ("compute", "load", "load_bcast", ...).
+StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& stage, const tile::TileParams& params,
+                             const std::map<std::string, double>& step_cost, const hw::Description& target);
+
+}  // namespace axon::tune

@@ -1,0 +1,94 @@
+// The cost model: estimates follow the hardware description, and rank the
+// choices that matter (register reuse, threads for small and large work,
+// memory traffic of unfused plans) the way the machine does.
+#include "tune/cost.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "lang/load.h"
+
+namespace axon::tune {
+namespace {
+
+const std::string kSource = AXON_SOURCE_DIR;
+
+ir::Program compile(const std::string& text) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "cost_test.py";
+  file->text = "import numpy as np\n" + text;
+  return lang::compile_source(file);
+}
+
+const hw::Description& avx2() {
+  static const hw::Description d = hw::load_description(kSource + "/hw/x86-avx2.json");
+  return d;
+}
+
+const std::map<std::string, double> kSteps = {
+    {"compute", 1}, {"compute_latency", 4}, {"load", 0.5}, {"load_bcast", 1}, {"store", 1}};
+
+tile::TargetShape shape() {
+  tile::TargetShape t;
+  t.lanes = 8;
+  t.registers = 16;
+  t.cores = 2;
+  return t;
+}
+
+tile::TileParams with(tile::TileParams p, int mr, int nv, int threads) {
+  p.mr = mr, p.nv = nv, p.threads = threads;
+  return p;
+}
+
+TEST(Cost, LargerRegisterTilesAreCheaperForMatmul) {
+  ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
+  tile::Plan plan = tile::plan_function(p.kernel, {{"M", 512}, {"K", 512}, {"N", 512}});
+  tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
+  double one = estimate_stage(plan, plan.stages[0], with(base, 1, 1, 2), kSteps, avx2()).seconds;
+  double tile = estimate_stage(plan, plan.stages[0], with(base, 4, 3, 2), kSteps, avx2()).seconds;
+  EXPECT_LT(tile, one / 2) << "1x1: " << one << " s, 4x3: " << tile << " s";
+  StageEstimate e = estimate_stage(plan, plan.stages[0], with(base, 4, 3, 2), kSteps, avx2());
+  EXPECT_EQ(e.bound, "compute");
+  // 2 x 512^3 FLOP: no faster than the description's peak (2 cores x 3.6 GHz x 2 FMA units x 16 FLOP).
+  EXPECT_GT(e.seconds, 2.0 * 512 * 512 * 512 / (2 * 3.6e9 * 2 * 16));
+}
+
+TEST(Cost, ThreadsPayForLargeWorkNotForTiny) {
+  ir::Program p = compile("def k(x: 'f32[M, N]'):\n    return x * 2.0\n");
+  for (auto [m, n, parallel_wins] : {std::tuple<int64_t, int64_t, bool>{4, 8, false}, {4096, 4096, true}}) {
+    tile::Plan plan = tile::plan_function(p.kernel, {{"M", m}, {"N", n}});
+    tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
+    double one = estimate_stage(plan, plan.stages[0], with(base, 1, 4, 1), kSteps, avx2()).seconds;
+    double two = estimate_stage(plan, plan.stages[0], with(base, 1, 4, 2), kSteps, avx2()).seconds;
+    EXPECT_EQ(two < one, parallel_wins) << m << "x" << n << ": 1 thread " << one << " s, 2 threads " << two << " s";
+  }
+}
+
+TEST(Cost, LargeElementwiseIsBoundByDram) {
+  ir::Program p = compile("def k(x: 'f32[M, N]', y: 'f32[M, N]'):\n    return x + y\n");
+  tile::Plan plan = tile::plan_function(p.kernel, {{"M", 4096}, {"N", 4096}});
+  tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
+  StageEstimate e = estimate_stage(plan, plan.stages[0], with(base, 1, 4, 2), kSteps, avx2());
+  EXPECT_EQ(e.bound, "memory: dram");
+  // Two reads and a write-allocated write of 64 MiB each at the description's 50 GB/s.
+  EXPECT_NEAR(e.memory_seconds, 4 * 64.0 * (1 << 20) / 50e9, 1e-4);
+}
+
+TEST(Cost, UnfusedPlansMoveMoreBytes) {
+  ir::Program p = compile("def k(x: 'f32[M, N]'):\n    return np.tanh(x * 2.0 + 1.0) * x\n");
+  ir::Dims dims{{"M", 2048}, {"N", 2048}};
+  tile::PlanOptions unfused;
+  unfused.fuse_elementwise = false;
+  auto total = [&](const tile::Plan& plan) {
+    double s = 0;
+    for (const tile::Stage& st : plan.stages)
+      s += estimate_stage(plan, st, tile::choose_tiling(st, shape()).params, kSteps, avx2()).memory_seconds;
+    return s;
+  };
+  EXPECT_LT(total(tile::plan_function(p.kernel, dims)), total(tile::plan_function(p.kernel, dims, unfused)) / 2);
+}
+
+}  // namespace
+}  // namespace axon::tune
