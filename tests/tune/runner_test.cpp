@@ -240,6 +240,37 @@ extern "C" int axon_kernel_packed(const float* const*, float* const* out) { out[
   EXPECT_EQ(result.seconds.size(), 1000u);
 }
 
+TEST_F(RunnerTest, TheNamedSymbolIsCalled) {
+  // A batch library: several kernels, each under its own packed name.
+  RunRequest request = request_for("batch", R"src(
+extern "C" int axon_kernel_packed_a(const float* const*, float* const* out) { out[0][0] = 1; return 0; }
+extern "C" int axon_kernel_packed_b(const float* const*, float* const* out) { out[0][0] = 2; return 0; }
+)src");
+  for (auto [symbol, want] : {std::pair<const char*, float>{"axon_kernel_packed_a", 1}, {"axon_kernel_packed_b", 2}}) {
+    request.symbol = symbol;
+    RunResult result = run_isolated(request);
+    ASSERT_EQ(result.status, Status::Ok) << symbol << ": " << describe(result);
+    EXPECT_EQ(result.outputs.at(0).at(0), want) << symbol;
+  }
+  request.symbol = "axon_kernel_packed";
+  RunResult missing = run_isolated(request);
+  EXPECT_EQ(missing.status, Status::Failed);
+  EXPECT_TRUE(contains(missing.message, "does not export axon_kernel_packed")) << missing.message;
+}
+
+TEST_F(RunnerTest, CacheFlushingStaysOutsideTheTimedCalls) {
+  RunRequest request = request_for("flushed", R"src(
+extern "C" int axon_kernel_packed(const float* const*, float* const* out) { out[0][0] = 0; return 0; }
+)src");
+  request.warmup = 0;
+  request.reps = 5;
+  request.flush_bytes = size_t{96} << 20;  // several milliseconds per flush
+  RunResult result = run_isolated(request);
+  ASSERT_EQ(result.status, Status::Ok) << describe(result);
+  ASSERT_EQ(result.seconds.size(), 5u);
+  EXPECT_LT(result.median(), 1e-3);
+}
+
 TEST(RunnerResult, MedianOfSeconds) {
   RunResult result;
   EXPECT_EQ(result.median(), 0);
