@@ -26,6 +26,7 @@
 #include "emit/cpu.h"
 #include "eval/bind.h"
 #include "eval/interpreter.h"
+#include "fuse/epilogue.h"
 #include "lang/load.h"
 #include "tile/plan.h"
 #include "tile/tiling.h"
@@ -291,9 +292,10 @@ std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan&
   return combos;
 }
 
-std::string candidate_name(size_t variant, bool fused, int tiling) {
+std::string candidate_name(size_t variant, Candidate::Fusion fusion, int tiling) {
   std::string name = variant == 0 ? "original" : "variant " + std::to_string(variant);
-  if (!fused) name += " / unfused";
+  if (fusion == Candidate::kElementwise) name += " / no epilogues";
+  if (fusion == Candidate::kNone) name += " / unfused";
   if (tiling > 0) name += " / tiling " + std::to_string(tiling);
   return name;
 }
@@ -306,20 +308,22 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
   std::vector<Candidate> all;
   std::set<std::string> seen;
   space.variants = variants.functions.size();
-  std::vector<bool> fusion_choices{true, false};
-  if (settings.search.no_fusion) fusion_choices = {false};
-  if (settings.search.no_tuning) fusion_choices = {true};
+  std::vector<Candidate::Fusion> fusion_choices{Candidate::kAll, Candidate::kElementwise, Candidate::kNone};
+  if (settings.search.no_fusion) fusion_choices = {Candidate::kNone};
+  if (settings.search.no_tuning) fusion_choices = {Candidate::kElementwise};
   for (size_t v = 0; v < variants.functions.size(); ++v) {
-    for (bool fused : fusion_choices) {
+    for (Candidate::Fusion fusion : fusion_choices) {
       tile::PlanOptions options = settings.plan;
-      options.fuse_elementwise = fused;
-      auto plan = std::make_shared<const tile::Plan>(tile::plan_function(variants.functions[v], dims, options));
+      options.fuse_elementwise = fusion != Candidate::kNone;
+      tile::Plan planned = tile::plan_function(variants.functions[v], dims, options);
+      if (fusion == Candidate::kAll && fuse::fuse_epilogues(planned) == 0) continue;  // the same as kElementwise
+      auto plan = std::make_shared<const tile::Plan>(std::move(planned));
       ++space.plans;
       auto add = [&](emit::CpuKernel kernel, int tiling) {
         Candidate c;
-        c.variant = v, c.fused = fused, c.tiling_index = tiling;
-        c.pinned = fused && tiling == 0;
-        c.name = candidate_name(v, fused, tiling);
+        c.variant = v, c.fusion = fusion, c.tiling_index = tiling;
+        c.pinned = fusion == Candidate::kElementwise && tiling == 0;
+        c.name = candidate_name(v, fusion, tiling);
         c.fn = variants.functions[v];
         c.plan = plan;
         c.reduction = reduction_length(*plan);
@@ -471,6 +475,284 @@ bool answer_from_cache(tune::Cache& cache, const tune::CacheKey& key, const fs::
   return true;
 }
 
+// Reference results on random inputs (float32-rounded, as the kernel sees them).
+struct Reference {
+  std::vector<std::vector<float>> inputs;
+  std::vector<eval::Tensor> want;
+  std::vector<size_t> output_sizes;
+};
+
+Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64_t seed) {
+  Reference r;
+  std::vector<eval::Tensor> inputs;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    eval::Tensor t =
+        eval::random_normal(eval::concrete_shape(fn.params[i].type.shape, dims, fn.params[i].annotation_loc), seed, i);
+    std::vector<float> f(t.data.size());
+    for (size_t k = 0; k < f.size(); ++k) t.data[k] = f[k] = static_cast<float>(t.data[k]);
+    inputs.push_back(std::move(t));
+    r.inputs.push_back(std::move(f));
+  }
+  r.want = eval::evaluate(fn, inputs, dims);
+  for (const eval::Tensor& t : r.want) r.output_sizes.push_back(t.data.size());
+  return r;
+}
+
+// One search: its settings, state and the steps of `axon optimize` after
+// the cache was asked.
+class Search {
+ public:
+  Search(const ir::Program& program, const ir::Dims& dims, const hw::Description& target, const Settings& settings,
+         std::optional<tune::Cache>& cache, const tune::CacheKey& key, fs::path out_dir,
+         std::chrono::steady_clock::time_point t0)
+      : settings_(settings),
+        target_(target),
+        cache_(cache),
+        key_(key),
+        out_dir_(std::move(out_dir)),
+        work_(out_dir_ / "candidates"),
+        t0_(t0),
+        prover_(),
+        synth_(target, prover_),
+        entry_(emit::c_identifier(program.kernel.name)),
+        bar_on_(!settings.quiet && isatty(fileno(stderr)) != 0 && std::getenv("TERM") != nullptr &&
+                std::string(std::getenv("TERM")) != "dumb"),
+        bar_(std::cerr, bar_on_) {
+    result_.program = &program;
+    result_.dims = dims;
+    result_.target = &target;
+    result_.options = settings.search;
+    result_.cache_state = cache ? "miss" : "off";
+    result_.synth = &synth_;
+  }
+
+  // The nu-graph's variants, the reference, the space ranked by the model.
+  void explore(const SourceLoc& out_loc) {
+    const SearchOptions& o = settings_.search;
+    const ir::Program& program = *result_.program;
+    variants_ = program_variants(program, o.no_algebra ? 1 : o.variants, o.no_algebra ? 0 : 3);
+    const Variants& variants = variants_;
+    result_.phases.algebra = variants.seconds;
+    say(program.kernel.name + " at " + dims_text(result_.dims) + " for " + target_.name + ": " +
+        std::to_string(variants.functions.size()) + " variant(s) from the nu-graph (" +
+        std::to_string(variants.proved) + " proved rewrites, " + number(variants.seconds) + " s)");
+    auto t_ref = std::chrono::steady_clock::now();
+    reference_ = reference_results(program.kernel, result_.dims, o.seed);
+    result_.phases.reference = seconds_since(t_ref);
+    std::error_code ec;
+    fs::create_directories(work_, ec);
+    if (ec) throw UserError(out_loc, "cannot create '" + work_.string() + "': " + ec.message());
+    auto t_lower = std::chrono::steady_clock::now();
+    result_.candidates = generate(variants, result_.dims, target_, synth_, settings_, entry_, result_.space);
+    result_.phases.lowering = seconds_since(t_lower);
+    const SearchSpace& s = result_.space;
+    say("  space: " + number(s.points) + " points (" + std::to_string(s.plans) + " plans x tilings); " +
+        std::to_string(s.generated) + " distinct kernels ranked by the cost model (" + std::to_string(s.duplicates) +
+        " duplicates); measuring " + std::to_string(s.selected));
+  }
+
+  // Writes the selected candidates, takes what an interrupted search measured
+  // from the cache, and compiles the rest in batches.
+  void compile() {
+    std::map<std::string, tune::CandidateRecord> measured;
+    if (cache_) measured = cache_->candidates(key_);
+    std::map<size_t, std::string> faults = injected_faults();
+    std::vector<Candidate*> todo;
+    for (size_t i = 0; i < result_.candidates.size() && result_.candidates[i].selected; ++i) {
+      Candidate& c = result_.candidates[i];
+      if (faults.count(i)) {  // the fault is part of the kernel: it gets its own identity
+        c.kernel.source = inject_fault(c.kernel.source, faults.at(i));
+        c.id = tune::text_digest(c.kernel.source + "\n" + target_.compile_flags);
+      }
+      c.dir = (work_ / ("c" + std::to_string(i))).string();
+      write_kernel_files(c);
+      if (measured.count(c.id))
+        resume(c, measured.at(c.id));
+      else
+        todo.push_back(&c);
+    }
+    state_.total = static_cast<int>(result_.space.selected);
+    auto t_compile = std::chrono::steady_clock::now();
+    compile_batches(todo, work_, target_, entry_, settings_.jobs, [&] {
+      std::lock_guard<std::mutex> guard(state_lock_);
+      state_.compiled = 0;
+      for (const Candidate* c : todo) state_.compiled += c->compiled || !c->status.empty();
+      state_.elapsed = seconds_since(t0_);
+      bar_.update(state_);
+    });
+    result_.phases.compile = seconds_since(t_compile);
+  }
+
+  // Runs, validates and times the compiled candidates one at a time, within
+  // the budget; returns the fastest valid one (null when none is).
+  const Candidate* measure() {
+    const Candidate* best = nullptr;
+    auto better = [&](const Candidate& c) { return c.valid && (!best || c.seconds < best->seconds); };
+    for (Candidate& c : result_.candidates) {
+      if (!c.selected) break;
+      if (c.from_record || !c.compiled) {
+        if (!c.compiled) record(c);
+        if (better(c)) best = &c;
+        continue;
+      }
+      if (best && seconds_since(t0_) > settings_.search.budget_seconds) {
+        c.status = "cut off: --budget " + number(settings_.search.budget_seconds) + " s";
+        ++result_.space.cut_by_budget;
+        continue;
+      }
+      if (!cpu_supports(target_)) {
+        c.status = "compiled, not run: this CPU lacks " + target_.requires_cpu;
+        continue;
+      }
+      run(c);
+      if (better(c)) best = &c;
+      {
+        std::lock_guard<std::mutex> guard(state_lock_);
+        ++state_.measured;
+        c.valid ? ++state_.valid : ++state_.failed;
+        if (best) state_.best_seconds = best->seconds, state_.best_name = best->name;
+        state_.elapsed = seconds_since(t0_);
+        bar_.update(state_, true);
+      }
+      if (!bar_on_) say("  " + c.name + ": " + (c.valid ? "valid, median " + ms(c.seconds) + " ms" : c.status));
+    }
+    bar_.finish();
+    return result_.best = best;
+  }
+
+  // OUT/: the chosen kernel compiled alone and checked again, its files, the
+  // reports; the cache entry.
+  void finish() {
+    const Candidate& best = *result_.best;
+    const ir::Function& fn = result_.program->kernel;
+    tune::CompileResult alone =
+        tune::compile_shared(best.dir + "/kernel.cpp", (out_dir_ / "kernel.so").string(), target_.compile_flags);
+    if (!alone.ok) throw UserError(fn.loc, "internal error: the chosen kernel does not compile alone: " + alone.log);
+    tune::RunRequest check = request((out_dir_ / "kernel.so").string(), "axon_kernel_packed");
+    check.warmup = 0;
+    tune::RunResult ran = tune::run_isolated(check);
+    double error = 0;
+    std::string why = ran.message;
+    if (ran.status != tune::RunResult::Status::Ok ||
+        !within_tolerance(ran.outputs, reference_.want, best.reduction, error, why))
+      throw UserError(fn.loc, "internal error: the chosen kernel, compiled alone, fails its check: " + why);
+    fs::copy_file(best.dir + "/kernel.h", out_dir_ / "kernel.h", fs::copy_options::overwrite_existing);
+    fs::copy_file(best.dir + "/kernel.cpp", out_dir_ / "kernel.cpp", fs::copy_options::overwrite_existing);
+    const std::string& info = best.kernel.source;
+    size_t a = info.find("R\"axon(") + 7, b = info.find(")axon\"");
+    write_file((out_dir_ / "kernel.json").string(), info.substr(a, b - a) + "\n");
+    result_.phases.total = seconds_since(t0_);
+    write_file((out_dir_ / "report.md").string(), report_markdown(result_));
+    write_file((out_dir_ / "report.html").string(), report_html(result_));
+    write_file((out_dir_ / "search.json").string(), search_json(result_));
+    if (cache_) {
+      tune::CachedKernel cached;
+      for (const std::string& name : kKernelFiles) cached.files[name] = read_file((out_dir_ / name).string());
+      cached.candidate = best.name;
+      cached.seconds = best.seconds;
+      cached.summary = cached.files["search.json"];
+      cache_->store(key_, cached);
+    }
+    std::cout << "chose " << best.name << ": median " << std::setprecision(4) << best.seconds * 1e3 << " ms; wrote "
+              << out_dir_.string() << "/{" << kFileList << "} (" << std::setprecision(3) << result_.phases.total
+              << " s, " << synth_.candidates_proved() << " lowerings proved)\n";
+  }
+
+  const SearchResult& result() const { return result_; }
+  const fs::path& work() const { return work_; }
+
+ private:
+  static std::string number(double value) {
+    std::ostringstream t;
+    t << std::setprecision(3) << value;
+    return t.str();
+  }
+  static std::string ms(double seconds) { return std::to_string(seconds * 1e3); }
+  void say(const std::string& text) const {
+    if (!settings_.quiet) std::cout << text << std::endl;
+  }
+
+  tune::RunRequest request(const std::string& so_path, const std::string& symbol) const {
+    tune::RunRequest r;
+    r.so_path = so_path;
+    r.symbol = symbol;
+    r.inputs = reference_.inputs;
+    r.output_sizes = reference_.output_sizes;
+    r.timeout_s = settings_.time_limit;
+    return r;
+  }
+
+  void run(Candidate& c) {
+    tune::RunRequest r = request(c.so_path, c.symbol);
+    r.warmup = 2;
+    r.reps = 5;
+    r.min_seconds = 0.2;
+    // Memory-bound kernels whose data would stay in the caches between calls
+    // are timed from cold caches: the largest cache is overwritten before each call.
+    int64_t largest_cache = 0;
+    for (size_t m = 1; m < target_.memories.size(); ++m)
+      largest_cache = std::max(largest_cache, target_.memories[m].capacity_bytes);
+    if (c.memory_bound && c.footprint_bytes < largest_cache) {
+      r.flush_bytes = static_cast<size_t>(largest_cache) * 3 / 2;
+      r.reps = 15;
+      r.min_seconds = 0;
+    }
+    auto t_run = std::chrono::steady_clock::now();
+    tune::RunResult ran = tune::run_isolated(r);
+    c.measured = true;
+    if (ran.status != tune::RunResult::Status::Ok) {
+      c.status = ran.message;
+    } else if (!within_tolerance(ran.outputs, reference_.want, c.reduction, c.max_error, c.status)) {
+      c.status = "wrong result: " + c.status;
+    } else {
+      c.valid = true;
+      c.seconds = ran.median();
+    }
+    result_.phases.measure += seconds_since(t_run);
+    c.finished_at = seconds_since(t0_);
+    record(c);  // committed before it is reported
+  }
+
+  // Every measured candidate goes to the cache at once, so an interrupted
+  // search resumes without measuring it again.
+  void record(const Candidate& c) {
+    if (cache_ && !c.id.empty())
+      cache_->record_candidate(key_, c.id,
+                               {c.valid      ? "ok"
+                                : c.compiled ? "failed"
+                                             : "compile error",
+                                c.valid, c.seconds, c.max_error, c.status});
+  }
+
+  void resume(Candidate& c, const tune::CandidateRecord& r) {
+    c.from_record = c.measured = true;
+    c.compiled = r.status != "compile error";
+    c.valid = r.valid;
+    c.seconds = r.seconds;
+    c.max_error = r.max_error;
+    c.status = r.detail;
+    ++result_.resumed;
+    say("  " + c.name + ": measured before (" + (c.valid ? "valid" : c.status) + ")");
+  }
+
+  const Settings& settings_;
+  const hw::Description& target_;
+  std::optional<tune::Cache>& cache_;
+  const tune::CacheKey& key_;
+  fs::path out_dir_, work_;
+  std::chrono::steady_clock::time_point t0_;
+  smt::Prover prover_;
+  isa::Synthesizer synth_;
+  std::string entry_;
+  Variants variants_;  // owns the nodes of every candidate's function
+  SearchResult result_;
+  Reference reference_;
+  bool bar_on_;  // a progress bar on a terminal, else a line per candidate
+  tune::ProgressBar bar_;
+  tune::ProgressState state_;
+  std::mutex state_lock_;
+};
+
 int optimize(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
   const Word* entry_word = args.last("--entry");
@@ -483,246 +765,34 @@ int optimize(const Word& command, const ParsedArgs& args) {
   ir::Dims dims = eval::bind_dims(program.kernel, given,
                                   std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
   hw::Description target = load_target(args, "cpu");
+  const SourceLoc target_loc = args.last("--target") ? args.last("--target")->loc : command.loc;
   if (target.target != "cpu")
-    throw UserError(
-        args.last("--target") ? args.last("--target")->loc : command.loc,
-        "optimize emits code for cpu targets; " + target.name + " is a " + target.target + " target (use axon lower)");
+    throw UserError(target_loc, "optimize emits code for cpu targets; " + target.name + " is a " + target.target +
+                                    " target (use axon lower)");
   Settings settings = read_settings(args);
   const SearchOptions& options = settings.search;
 
   auto t0 = std::chrono::steady_clock::now();
-  fs::path out_dir(out_word->text);
   std::optional<tune::Cache> cache = open_cache(args, settings.quiet);
   tune::CacheKey key = cache_key(program, dims, target,
                                  options.text() + " variants=" + std::to_string(options.variants) + " max-candidates=" +
                                      std::to_string(options.max_candidates) + " seed=" + std::to_string(options.seed));
-  if (cache && answer_from_cache(*cache, key, out_dir, *out_word, t0)) return 0;
+  if (cache && answer_from_cache(*cache, key, out_word->text, *out_word, t0)) return 0;
 
-  SearchResult result;
-  result.program = &program;
-  result.dims = dims;
-  result.target = &target;
-  result.options = options;
-  result.cache_state = cache ? "miss" : "off";
-  PhaseTimes& phases = result.phases;
-  Variants variants = program_variants(program, options.no_algebra ? 1 : options.variants, options.no_algebra ? 0 : 3);
-  phases.algebra = variants.seconds;
-  if (!settings.quiet)
-    std::cout << program.kernel.name << " at " << dims_text(dims) << " for " << target.name << ": "
-              << variants.functions.size() << " variant(s) from the nu-graph (" << variants.proved
-              << " proved rewrites, " << std::setprecision(3) << variants.seconds << " s)\n";
-
-  // Reference results on random inputs (float32-rounded, as the kernel sees them).
-  const ir::Function& fn = program.kernel;
-  std::vector<eval::Tensor> inputs;
-  std::vector<std::vector<float>> f32_inputs;
-  for (size_t i = 0; i < fn.params.size(); ++i) {
-    eval::Tensor t = eval::random_normal(
-        eval::concrete_shape(fn.params[i].type.shape, dims, fn.params[i].annotation_loc), options.seed, i);
-    std::vector<float> f(t.data.size());
-    for (size_t k = 0; k < f.size(); ++k) t.data[k] = f[k] = static_cast<float>(t.data[k]);
-    inputs.push_back(std::move(t));
-    f32_inputs.push_back(std::move(f));
-  }
-  auto t_ref = std::chrono::steady_clock::now();
-  std::vector<eval::Tensor> want = eval::evaluate(fn, inputs, dims);
-  phases.reference = seconds_since(t_ref);
-  std::vector<size_t> output_sizes;
-  for (const eval::Tensor& t : want) output_sizes.push_back(t.data.size());
-
-  fs::path work = out_dir / "candidates";
-  std::error_code ec;
-  fs::create_directories(work, ec);
-  if (ec) throw UserError(out_word->loc, "cannot create '" + work.string() + "': " + ec.message());
-
-  // The space: variants x fusion x tilings, ranked by the cost model.
-  smt::Prover prover;
-  isa::Synthesizer synth(target, prover);
-  result.synth = &synth;
-  const std::string entry = emit::c_identifier(fn.name);
-  auto t_lower = std::chrono::steady_clock::now();
-  std::vector<Candidate>& candidates = result.candidates;
-  candidates = generate(variants, dims, target, synth, settings, entry, result.space);
-  phases.lowering = seconds_since(t_lower);
-  std::map<std::string, tune::CandidateRecord> measured;
-  if (cache) measured = cache->candidates(key);
-  std::map<size_t, std::string> faults = injected_faults();
-  std::vector<Candidate*> to_compile;
-  for (size_t i = 0; i < candidates.size() && candidates[i].selected; ++i) {
-    Candidate& c = candidates[i];
-    if (faults.count(i)) {  // the fault is part of the kernel: it gets its own identity
-      c.kernel.source = inject_fault(c.kernel.source, faults.at(i));
-      c.id = tune::text_digest(c.kernel.source + "\n" + target.compile_flags);
-    }
-    c.dir = (work / ("c" + std::to_string(i))).string();
-    write_kernel_files(c);
-    if (cache && measured.count(c.id)) {  // measured before an interruption: not again
-      const tune::CandidateRecord& r = measured.at(c.id);
-      c.from_record = c.measured = true;
-      c.compiled = r.status != "compile error";
-      c.valid = r.valid;
-      c.seconds = r.seconds;
-      c.max_error = r.max_error;
-      c.status = r.detail;
-      ++result.resumed;
-      if (!settings.quiet)
-        std::cout << "  " << c.name << ": measured before (" << (c.valid ? "valid" : c.status) << ")\n";
-      continue;
-    }
-    to_compile.push_back(&c);
-  }
-  if (!settings.quiet)
-    std::cout << "  space: " << result.space.points << " points (" << result.space.plans << " plans x tilings); "
-              << result.space.generated << " distinct kernels ranked by the cost model (" << result.space.duplicates
-              << " duplicates); measuring " << result.space.selected << "\n";
-
-  // Progress: a bar on a terminal, a line per candidate otherwise.
-  bool bar_on = !settings.quiet && isatty(fileno(stderr)) != 0 && std::getenv("TERM") != nullptr &&
-                std::string(std::getenv("TERM")) != "dumb";
-  tune::ProgressBar bar(std::cerr, bar_on);
-  tune::ProgressState state;
-  state.total = static_cast<int>(result.space.selected);
-  std::mutex state_lock;
-  auto show = [&](bool force) {
-    std::lock_guard<std::mutex> guard(state_lock);
-    state.elapsed = seconds_since(t0);
-    bar.update(state, force);
-  };
-  auto t_compile = std::chrono::steady_clock::now();
-  compile_batches(to_compile, work, target, entry, settings.jobs, [&] {
-    {
-      std::lock_guard<std::mutex> guard(state_lock);
-      state.compiled = 0;
-      for (const Candidate* c : to_compile) state.compiled += c->compiled || !c->status.empty();
-    }
-    show(false);
-  });
-  phases.compile = seconds_since(t_compile);
-
-  // Run, validate and time them one at a time, within the budget.
-  auto record = [&](const Candidate& c) {
-    if (cache && !c.id.empty())
-      cache->record_candidate(key, c.id,
-                              {c.valid      ? "ok"
-                               : c.compiled ? "failed"
-                                            : "compile error",
-                               c.valid, c.seconds, c.max_error, c.status});
-  };
-  // Memory-bound kernels whose data would stay in the caches between calls
-  // are timed from cold caches: the largest cache is overwritten before each call.
-  int64_t largest_cache = 0;
-  for (size_t m = 1; m < target.memories.size(); ++m)
-    largest_cache = std::max(largest_cache, target.memories[m].capacity_bytes);
-  const Candidate* best = nullptr;
-  auto better = [&](const Candidate& c) { return c.valid && (!best || c.seconds < best->seconds); };
-  for (Candidate& c : candidates) {
-    if (!c.selected) break;
-    if (c.from_record) {
-      if (better(c)) best = &c;
-      continue;
-    }
-    if (!c.compiled) {
-      record(c);
-      continue;
-    }
-    if (best && seconds_since(t0) > options.budget_seconds) {
-      c.status = "cut off: --budget " + std::to_string(static_cast<int>(options.budget_seconds)) + " s";
-      ++result.space.cut_by_budget;
-      continue;
-    }
-    if (!cpu_supports(target)) {
-      c.status = "compiled, not run: this CPU lacks " + target.requires_cpu;
-      continue;
-    }
-    tune::RunRequest request;
-    request.so_path = c.so_path;
-    request.symbol = c.symbol;
-    request.inputs = f32_inputs;
-    request.output_sizes = output_sizes;
-    request.warmup = 2;
-    request.reps = 5;
-    request.min_seconds = 0.2;
-    request.timeout_s = settings.time_limit;
-    if (c.memory_bound && c.footprint_bytes < largest_cache) {
-      request.flush_bytes = static_cast<size_t>(largest_cache) * 3 / 2;
-      request.reps = 15;
-      request.min_seconds = 0;
-    }
-    auto t_run = std::chrono::steady_clock::now();
-    tune::RunResult ran = tune::run_isolated(request);
-    c.measured = true;
-    if (ran.status != tune::RunResult::Status::Ok) {
-      c.status = ran.message;
-    } else if (!within_tolerance(ran.outputs, want, c.reduction, c.max_error, c.status)) {
-      c.status = "wrong result: " + c.status;
-    } else {
-      c.valid = true;
-      c.seconds = ran.median();
-    }
-    phases.measure += seconds_since(t_run);
-    c.finished_at = seconds_since(t0);
-    record(c);  // committed before it is reported
-    if (better(c)) best = &c;
-    {
-      std::lock_guard<std::mutex> guard(state_lock);
-      ++state.measured;
-      c.valid ? ++state.valid : ++state.failed;
-      if (best) state.best_seconds = best->seconds, state.best_name = best->name;
-    }
-    show(true);
-    if (!settings.quiet && !bar_on)
-      std::cout << "  " << c.name << ": "
-                << (c.valid ? "valid, median " + std::to_string(c.seconds * 1e3) + " ms" : c.status) << std::endl;
-  }
-  bar.finish();
-  if (!best) {
+  Search search(program, dims, target, settings, cache, key, out_word->text, t0);
+  search.explore(out_word->loc);
+  search.compile();
+  if (!search.measure()) {
+    std::string where = search.work().string();
     if (!cpu_supports(target))
-      throw UserError(args.last("--target") ? args.last("--target")->loc : command.loc,
-                      "this CPU cannot run code for " + target.name + " (it needs " + target.requires_cpu +
-                          "): the candidates were emitted and compiled in " + work.string() +
-                          " but none could be validated or timed");
-    std::string why = candidates.empty() ? "no candidates" : candidates[0].status;
-    throw UserError(fn.loc, "no candidate kernel was valid (first: " + why + "); see " + work.string());
+      throw UserError(target_loc, "this CPU cannot run code for " + target.name + " (it needs " + target.requires_cpu +
+                                      "): the candidates were emitted and compiled in " + where +
+                                      " but none could be validated or timed");
+    const std::vector<Candidate>& all = search.result().candidates;
+    std::string why = all.empty() ? "no candidates" : all[0].status;
+    throw UserError(program.kernel.loc, "no candidate kernel was valid (first: " + why + "); see " + where);
   }
-  result.best = best;
-
-  // The chosen kernel on its own, as OUT/kernel.so, checked once more.
-  tune::CompileResult alone =
-      tune::compile_shared(best->dir + "/kernel.cpp", (out_dir / "kernel.so").string(), target.compile_flags);
-  if (!alone.ok) throw UserError(fn.loc, "internal error: the chosen kernel does not compile alone: " + alone.log);
-  {
-    tune::RunRequest check;
-    check.so_path = (out_dir / "kernel.so").string();
-    check.inputs = f32_inputs;
-    check.output_sizes = output_sizes;
-    check.warmup = 0;
-    check.timeout_s = settings.time_limit;
-    tune::RunResult ran = tune::run_isolated(check);
-    double error = 0;
-    std::string why = ran.message;
-    if (ran.status != tune::RunResult::Status::Ok || !within_tolerance(ran.outputs, want, best->reduction, error, why))
-      throw UserError(fn.loc, "internal error: the chosen kernel, compiled alone, fails its check: " + why);
-  }
-  fs::copy_file(best->dir + "/kernel.h", out_dir / "kernel.h", fs::copy_options::overwrite_existing);
-  fs::copy_file(best->dir + "/kernel.cpp", out_dir / "kernel.cpp", fs::copy_options::overwrite_existing);
-  std::string info = best->kernel.source;
-  size_t a = info.find("R\"axon(") + 7, b = info.find(")axon\"");
-  write_file((out_dir / "kernel.json").string(), info.substr(a, b - a) + "\n");
-  phases.total = seconds_since(t0);
-  write_file((out_dir / "report.md").string(), report_markdown(result));
-  write_file((out_dir / "report.html").string(), report_html(result));
-  write_file((out_dir / "search.json").string(), search_json(result));
-  if (cache) {
-    tune::CachedKernel cached;
-    for (const std::string& name : kKernelFiles) cached.files[name] = read_file((out_dir / name).string());
-    cached.candidate = best->name;
-    cached.seconds = best->seconds;
-    cached.summary = cached.files["search.json"];
-    cache->store(key, cached);
-  }
-  std::cout << "chose " << best->name << ": median " << std::setprecision(4) << best->seconds * 1e3 << " ms; wrote "
-            << out_dir.string() << "/{" << kFileList << "} (" << std::setprecision(3) << phases.total << " s, "
-            << synth.candidates_proved() << " lowerings proved)\n";
+  search.finish();
   return 0;
 }
 
@@ -735,17 +805,20 @@ const Command& optimize_command() {
       "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--budget S] [--max-candidates N]\n"
       "                     [--variants N] [--jobs N] [--seed S] [--entry NAME] [--cache PATH | --no-cache]\n"
       "                     [--no-algebra] [--no-fusion] [--default-tiling] [--no-tuning]\n\n"
-      "The search space is every proven variant of the nu-graph (as `axon explore`) x element-wise fusion\n"
-      "on or off x every valid tiling of every loop nest (register tile MR x NV, one thread or all cores).\n"
+      "The search space is every proven variant of the nu-graph (as `axon explore`) x fusion (element-wise\n"
+      "chains and epilogues: an element-wise consumer of a contraction or reduction applied as its result\n"
+      "is stored; chains only; none) x every valid tiling of every loop nest (register tile MR x NV, one\n"
+      "thread or all cores).\n"
       "Each point is planned, its instructions synthesized and proved from the target description, and\n"
       "emitted as C++; identical kernels are merged by a hash of their source. An analytic cost model\n"
       "from the description (instruction throughputs and latencies, cores, cache sizes, bandwidths)\n"
-      "ranks them; the planner's own tiling of each fused variant and the model's best ones are measured,\n"
-      "--max-candidates in all, until --budget runs out. Measuring means: compiled several to a\n"
-      "translation unit, --jobs units at once; run in a child process with a time limit (a crash or hang\n"
-      "is recorded, never fatal); checked against the float64 reference interpreter on random inputs\n"
-      "(rtol 1e-4, atol 1e-5 x reduction length); timed after a warm-up as the median of repeated calls\n"
-      "(memory-bound kernels from cold caches). The fastest valid one is compiled alone and checked again.\n"
+      "ranks them; each variant as the planner alone fuses and tiles it (the search before tuning) and\n"
+      "the model's best points are measured, --max-candidates in all, until --budget runs out.\n"
+      "Measuring: compiled several to a translation unit, --jobs units at once; run in a child process\n"
+      "with a time limit (a crash or hang is recorded, never fatal); checked against the float64\n"
+      "reference interpreter on random inputs (rtol 1e-4, atol 1e-5 x reduction length); timed after a\n"
+      "warm-up as the median of repeated calls (memory-bound kernels from cold caches). The fastest valid\n"
+      "one is compiled alone and checked again.\n"
       "OUT/ receives kernel.h, kernel.cpp, kernel.so, kernel.json, report.md, report.html (plots of every\n"
       "candidate's time and of the search's progress) and search.json (space size, counts, phase times);\n"
       "the measured candidates stay in OUT/candidates/. On a terminal a progress bar shows the search.\n"
@@ -766,11 +839,11 @@ const Command& optimize_command() {
        {"--seed", "S", "seed of the random validation inputs (default 0); equal inputs, equal search"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
        {"--no-algebra", "", "ablation: the program as written, no nu-graph variants"},
-       {"--no-fusion", "", "ablation: every element-wise op in its own loop nest and buffer"},
+       {"--no-fusion", "", "ablation: every op in its own loop nest and buffer (no chains, no epilogues)"},
        {"--default-tiling", "", "ablation: no register-tile search (MR = NV = 1), no tiling space"},
        {"--no-tuning", "",
-        "ablation: the search before tuning: each fused variant with the planner's\n"
-        "tiling only, no cost model"},
+        "ablation: the search before tuning: each variant with the planner's fusion\n"
+        "and tiling only (no epilogues, no tiling space, no cost model)"},
        {"--jobs", "N", "translation units compiled at once (default: the CPU's hardware threads)"},
        {"--time-limit", "S",
         "seconds a candidate may run (its first call, warm-up and timing) before\n"

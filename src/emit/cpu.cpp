@@ -82,6 +82,9 @@ class CpuEmitter {
   std::ostringstream out_;
   std::vector<std::string> listing_;
   std::map<std::string, double> step_cost_;
+  const Stage* stage_ = nullptr;  // the stage being emitted, for its epilogue
+  int vec_dim_ = -1;
+  bool in_epilogue_ = false;
   int indent_ = 1;
   int next_var_ = 0;
 
@@ -232,24 +235,54 @@ class CpuEmitter {
       std::string p = pointer(a, idx);
       if (auto pk = packed_.find(i); pk != packed_.end() && vec_dim >= 0)
         p = pk->second.prefix + idx[static_cast<size_t>(pk->second.dim)] + " - " + pk->second.base + ")";
-      LaneAccess kind = tile::lane_access(a, vec_dim);
-      std::string text;
-      if (kind == LaneAccess::Broadcast || mode == Mode::Bcast)
-        text = apply("load_bcast", p);
-      else if (mode == Mode::Lane1)
-        text = apply("load_tail", p, {{"R", 1}});
-      else if (kind == LaneAccess::Contiguous)
-        text = mode == Mode::Vec ? apply("load", p) : apply("load_tail", p, {{"R", tail}});
-      else {
-        int64_t stride = a.strides.at(static_cast<size_t>(vec_dim));
-        text = mode == Mode::Vec ? apply("load_strided", p, {{"S", stride}})
-                                 : apply("load_strided_tail", p, {{"R", tail}, {"S", stride}});
-      }
-      std::string v = fresh("x");
-      line("const auto " + v + " = " + text + ";");
-      values[t.leaves[i]->id()] = v;
+      values[t.leaves[i]->id()] = load(a, p, vec_dim, mode, tail);
     }
     return emit_node(t, t.root, values);
+  }
+
+  // Leaf `a` at address `p`: one vector (or its first `tail` lanes) along the vector loop.
+  std::string load(const Access& a, const std::string& p, int vec_dim, Mode mode, int tail) {
+    LaneAccess kind = tile::lane_access(a, vec_dim);
+    std::string text;
+    if (kind == LaneAccess::Broadcast || mode == Mode::Bcast)
+      text = apply("load_bcast", p);
+    else if (mode == Mode::Lane1)
+      text = apply("load_tail", p, {{"R", 1}});
+    else if (kind == LaneAccess::Contiguous)
+      text = mode == Mode::Vec ? apply("load", p) : apply("load_tail", p, {{"R", tail}});
+    else {
+      int64_t stride = a.strides.at(static_cast<size_t>(vec_dim));
+      text = mode == Mode::Vec ? apply("load_strided", p, {{"S", stride}})
+                               : apply("load_strided_tail", p, {{"R", tail}, {"S", stride}});
+    }
+    std::string v = fresh("x");
+    line("const auto " + v + " = " + text + ";");
+    return v;
+  }
+
+  // The stage's epilogue over the folded `value` at `idx` (a fused consumer:
+  // the value is stored through it).
+  std::string epilogue(const Stage& s, const std::string& value, int vec_dim, const std::vector<std::string>& idx,
+                       Mode mode, int tail) {
+    Tile t;
+    ir::TensorType vec{ir::DType::F32, {ir::Size(shape_.lanes)}};
+    std::vector<ir::NodeRef> leaves;
+    for (size_t i = 0; i < s.epilogue_leaves.size(); ++i)
+      leaves.push_back(t.graph->input(static_cast<int64_t>(i), "l" + std::to_string(i), vec));
+    t.acc = leaves.at(static_cast<size_t>(s.epilogue_result));
+    t.root = isa::rebuild_over(s.epilogue, *t.graph, leaves);
+    if (t.root->rank() == 0) t.root = t.graph->make(ir::Op::Broadcast, {t.root}, attrs_broadcast());
+    t.cover = isa::cover_expression(t.root, reg_, synth_, fn_.loc);
+    std::map<int, std::string> values{{t.acc->id(), value}};
+    for (size_t i = 0; i < s.epilogue_leaves.size(); ++i) {
+      if (static_cast<int>(i) == s.epilogue_result || !used_leaf(t, leaves[i])) continue;
+      const Access& a = s.epilogue_leaves[i];
+      values[leaves[i]->id()] = load(a, pointer(a, idx), vec_dim, mode, tail);
+    }
+    in_epilogue_ = true;  // its steps are listed (and costed) apart from the body's
+    std::string result = emit_node(t, t.root, values);
+    in_epilogue_ = false;
+    return result;
   }
 
   bool used_leaf(const Tile& t, ir::NodeRef leaf) {
@@ -267,25 +300,28 @@ class CpuEmitter {
       const isa::CoverChoice& c = t.cover.at(n);
       std::vector<std::string> args;
       for (ir::NodeRef x : c.cut) args.push_back(emit_node(t, x, values));
-      text = text_of("compute", c.tree, args, {});
+      text = text_of(in_epilogue_ ? "epilogue" : "compute", c.tree, args, {});
     }
     std::string v = fresh("v");
     line("const auto " + v + " = " + text + ";");
     return values[n->id()] = v;
   }
 
-  void store(const std::string& value, const Access& out, const std::vector<std::string>& idx, Mode mode, int tail) {
+  void store(std::string value, const Access& out, const std::vector<std::string>& idx, Mode mode, int tail) {
+    if (stage_ && stage_->epilogue) value = epilogue(*stage_, value, vec_dim_, idx, mode, tail);
     std::string p = pointer(out, idx);
     // One element whose lanes are all equal: store lane 0 when the target can
     // (a masked store is slow on some machines).
-    if (mode == Mode::Lane1 && hole("store_lane0", false)) {
+    if ((mode == Mode::Lane1 || mode == Mode::Bcast) && hole("store_lane0", false)) {
       line(text_of("store_lane0", hole("store_lane0")->tree, {value}, {}, p) + ";");
       return;
     }
     if (mode == Mode::Vec)
       line(text_of("store", hole("store")->tree, {value}, {}, p) + ";");
     else
-      line(text_of("store_tail", hole("store_tail")->tree, {value}, {{"R", mode == Mode::Lane1 ? 1 : tail}}, p) + ";");
+      line(text_of("store_tail", hole("store_tail")->tree, {value},
+                   {{"R", mode == Mode::Vec || mode == Mode::Tail ? tail : 1}}, p) +
+           ";");
   }
 
   // ---- the sketch: loops around the holes ----
@@ -330,6 +366,8 @@ class CpuEmitter {
   }
 
   void emit_stage(const Stage& s, const tile::TileParams& p, int number) {
+    stage_ = &s;
+    vec_dim_ = p.vec_dim;
     line("{  // stage " + std::to_string(number) + ": " + s.what + " over [" + extents_text(s) + "]" +
          (s.combine != Combine::None ? ", fold " + std::string(tile::combine_name(s.combine)) : "") +
          "; W=" + std::to_string(p.lanes) + " MR=" + std::to_string(p.mr) + " NV=" + std::to_string(p.nv) +
@@ -667,7 +705,10 @@ class CpuEmitter {
     line("const auto " + total + " = " + apply(hname, accs[0]) + ";");
     idx[static_cast<size_t>(v)] = "0";
     for (int d : reduced) idx[static_cast<size_t>(d)] = "0";
-    line(text_of("store_scalar", hole("store_scalar")->tree, {total}, {}, pointer(s.out, idx)) + ";");
+    if (s.epilogue)  // one element: the epilogue on a splat of it, lane 0 stored
+      store(text_of("splat", hole("splat")->tree, {total}, {}), s.out, idx, Mode::Bcast, 1);
+    else
+      line(text_of("store_scalar", hole("store_scalar")->tree, {total}, {}, pointer(s.out, idx)) + ";");
     close();
   }
 

@@ -21,7 +21,7 @@ struct StageReport {
   std::string what;
   tile::TileChoice tiling;
   std::vector<std::string> listing;  // the instruction-level form, one line per hole
-  /// Per step ("compute", "load", "load_bcast", "store", ...): the
+  /// Per step ("compute", "epilogue", "load", "load_bcast", "store", ...): the
   /// reciprocal throughputs of its lowering, in cycles per vector; and
   /// "compute_latency", the latency of the compute step's root instruction.
   std::map<std::string, double> step_cost;

@@ -63,13 +63,17 @@ struct BodyText {
   int ops = 0;
 };
 
-BodyText body_text(const ir::Function& fn, const tile::Plan& plan, const tile::Stage& s) {
+// `root` over `leaves` (Input i reads leaves[i]; Input `result` reads as `result_text`).
+BodyText body_text(const ir::Function& fn, const tile::Plan& plan, ir::NodeRef root,
+                   const std::vector<tile::Access>& leaves, int result = -1, const std::string& result_text = "") {
   BodyText out;
   std::function<std::string(ir::NodeRef)> text = [&](ir::NodeRef n) -> std::string {
     const ir::Attrs& a = n->attrs();
     auto arg = [&](size_t i) { return text(n->input(i)); };
     switch (n->op()) {
-      case ir::Op::Input: return access_text(fn, plan, s.leaves.at(static_cast<size_t>(a.index)));
+      case ir::Op::Input:
+        if (a.index == result) return result_text;
+        return access_text(fn, plan, leaves.at(static_cast<size_t>(a.index)));
       case ir::Op::Const: {
         std::ostringstream v;
         v << a.value;
@@ -91,7 +95,7 @@ BodyText body_text(const ir::Function& fn, const tile::Plan& plan, const tile::S
     for (size_t i = 0; i < n->inputs().size(); ++i) t += (i ? ", " : "") + arg(i);
     return t + ")";
   };
-  out.text = s.body ? text(s.body) : "?";
+  out.text = root ? text(root) : "?";
   return out;
 }
 
@@ -132,7 +136,18 @@ FusionSummary summarize_fusion(const ir::Function& fn, const tile::Plan& fused, 
     if (!folded.empty()) nest.loops += " (" + folded + " " + verb + ")";
     if (s.combine == tile::Combine::Scan)
       nest.loops += " (prefix sums along " + loop_name(static_cast<size_t>(s.scan_dim)) + ")";
-    BodyText body = body_text(fn, fused, s);
+    BodyText body = body_text(fn, fused, s.body, s.leaves);
+    if (s.epilogue) {  // out = epilogue(fold(body)): the fold's value never goes to memory
+      std::string fold = s.combine == tile::Combine::Sum ? "sum" : s.combine == tile::Combine::Max ? "max" : "min";
+      BodyText epilogue = body_text(fn, fused, s.epilogue, s.epilogue_leaves, s.epilogue_result,
+                                    fold + "_" + folded + "(" + body.text + ")");
+      nest.statement = access_text(fn, fused, s.out) + " = " + epilogue.text;
+      nest.ops = body.ops + 1 + epilogue.ops;
+      summary.fused_nests += 1;
+      summary.epilogues += 1;
+      summary.nests.push_back(std::move(nest));
+      continue;
+    }
     const char* assign = s.combine == tile::Combine::Sum || s.combine == tile::Combine::Scan ? " += "
                          : s.combine == tile::Combine::Max                                   ? " max= "
                          : s.combine == tile::Combine::Min                                   ? " min= "
@@ -151,7 +166,9 @@ FusionSummary summarize_fusion(const ir::Function& fn, const tile::Plan& fused, 
 std::string fusion_markdown(const FusionSummary& summary) {
   std::ostringstream t;
   t << summary.nests.size() << " loop nest(s), " << summary.fused_nests
-    << " of them computing several ops in one pass (without element-wise fusion: " << summary.nests_unfused
+    << " of them computing several ops in one pass, " << summary.epilogues
+    << " with a fused epilogue (an element-wise consumer applied as the fold's result is stored; "
+    << "without fusion: " << summary.nests_unfused
     << " nests); intermediates written to memory: " << bytes_text(summary.scratch_bytes) << " (without fusion "
     << bytes_text(summary.scratch_bytes_unfused) << ").\n\n";
   for (size_t i = 0; i < summary.nests.size(); ++i)

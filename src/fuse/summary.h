@@ -29,6 +29,7 @@ struct FusionSummary {
   int64_t scratch_bytes = 0;  // intermediates written to memory
   int64_t scratch_bytes_unfused = 0;
   int fused_nests = 0;  // nests that compute more than one op
+  int epilogues = 0;    // folds with a fused element-wise consumer
 };
 
 /// `fused` and `unfused` are plans of the same function `fn` at the same sizes.

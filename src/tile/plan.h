@@ -49,6 +49,15 @@ struct Stage {
   std::shared_ptr<ir::Graph> graph;
   ir::NodeRef body = nullptr;
   std::vector<Access> leaves;
+  /// Node fusion of an element-wise consumer (fuse::fuse_epilogues): the
+  /// folded value is stored to `out` through `epilogue`, a scalar expression
+  /// in `graph` whose Input i reads `epilogue_leaves[i]` at the output's
+  /// position (they do not move along folded loops), except Input
+  /// `epilogue_result`, which is the folded value. Null when there is none.
+  ir::NodeRef epilogue = nullptr;
+  std::shared_ptr<ir::Graph> epilogue_graph;
+  std::vector<Access> epilogue_leaves;
+  int epilogue_result = -1;
 };
 
 struct Plan {

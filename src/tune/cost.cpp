@@ -83,7 +83,9 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
       case tile::LaneAccess::Strided: loads += vectors * step(step_cost, "load_strided", 8); break;
     }
   }
-  double stores = vectors / folded * step(step_cost, "store", 1);
+  double stores = vectors / folded * (step(step_cost, "store", 1) + step(step_cost, "epilogue", 0));
+  for (size_t i = 0; i < s.epilogue_leaves.size(); ++i)  // a fused consumer's operands, once per stored vector
+    if (static_cast<int>(i) != s.epilogue_result) stores += vectors / folded * step(step_cost, "load", 1);
   double tiles = std::max(1.0, kept / (mr * nv * p.lanes));
   double threads = std::min(static_cast<double>(std::max(1, p.threads)), tiles);
   StageEstimate e;
@@ -92,6 +94,11 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
   // Memory: each buffer once, from the level that holds it.
   std::map<int, double> reads;
   for (const tile::Access& a : s.leaves) reads[a.buffer] = std::max(reads[a.buffer], touched_elements(plan, s, a));
+  for (size_t i = 0; i < s.epilogue_leaves.size(); ++i) {
+    const tile::Access& a = s.epilogue_leaves[i];
+    if (static_cast<int>(i) != s.epilogue_result)
+      reads[a.buffer] = std::max(reads[a.buffer], touched_elements(plan, s, a));
+  }
   std::string slowest;
   double slowest_seconds = -1;
   auto move = [&](int buffer, double elements, double times) {

@@ -34,8 +34,9 @@ def test_sizes(path):
     return {}
 
 
-def optimize(axon, program, dims, out, variants):
-    cmd = [axon, "optimize", str(program), "-o", out, "--variants", str(variants), "--quiet", "--no-cache"]
+def optimize(axon, program, dims, out, variants, max_candidates=8):
+    cmd = [axon, "optimize", str(program), "-o", out, "--variants", str(variants), "--quiet", "--no-cache",
+           "--max-candidates", str(max_candidates)]
     if dims:
         cmd += ["--dims", dims]
     t0 = time.time()
@@ -62,6 +63,7 @@ def main():
     ap.add_argument("--axon", required=True)
     ap.add_argument("--variants", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--max-candidates", type=int, default=8, help="candidates measured (and checked) per search")
     ap.add_argument("programs", nargs="*")
     args = ap.parse_args()
     programs = [pathlib.Path(p) for p in args.programs] or sorted((ROOT / "bench/kernels").glob("*.py")) + sorted(
@@ -82,7 +84,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {}
         for i, (prog, dims, kind) in enumerate(jobs):
-            futures[pool.submit(optimize, args.axon, prog, dims, f"{tmp}/{i}", args.variants)] = (prog, dims, kind)
+            futures[pool.submit(optimize, args.axon, prog, dims, f"{tmp}/{i}", args.variants,
+                                 args.max_candidates)] = (prog, dims, kind)
         for f in concurrent.futures.as_completed(futures):
             prog, dims, kind = futures[f]
             rc, text, secs = f.result()
