@@ -53,18 +53,26 @@ int bench(const Word& command, const ParsedArgs& args) {
   const char* venv_env = std::getenv("AXON_BENCH_VENV");
   fs::path venv = venv_env ? fs::path(venv_env) : root / ".bench-venv";
   if (int rc = spawn({(root / "scripts/bench-env.sh").string()}))
-    throw UserError(command.loc, "the benchmark's Python environment could not be set up (scripts/bench-env.sh "
-                                 "exited " + std::to_string(rc) + ")");
+    throw UserError(command.loc,
+                    "the benchmark's Python environment could not be set up (scripts/bench-env.sh "
+                    "exited " +
+                        std::to_string(rc) + ")");
   fs::path baselines = exe.parent_path() / "bench-baselines";
   if (int rc = spawn({(root / "bench/baselines/build.sh").string(), baselines.string()}))
     throw UserError(command.loc,
                     "the expert baselines did not build (bench/baselines/build.sh exited " + std::to_string(rc) + ")");
-  std::vector<std::string> argv = {(venv / "bin/python").string(), driver.string(), "--axon", exe.string(),
-                                   "--worker", worker.string(), "--baselines", baselines.string()};
+  std::vector<std::string> argv = {(venv / "bin/python").string(),
+                                   driver.string(),
+                                   "--axon",
+                                   exe.string(),
+                                   "--worker",
+                                   worker.string(),
+                                   "--baselines",
+                                   baselines.string()};
   for (const char* flag : {"--quick", "--json-only"})
     if (args.has(flag)) argv.push_back(flag);
-  for (const char* option : {"--out", "--rounds", "--contestants", "--preset", "--dims", "--seed", "--cache",
-                             "--variants", "--work"})
+  for (const char* option :
+       {"--out", "--rounds", "--contestants", "--preset", "--dims", "--seed", "--cache", "--variants", "--work"})
     if (std::optional<std::string> v = option_text(args, option)) argv.insert(argv.end(), {option, *v});
   for (const Word& k : args.positional) argv.push_back(k.text);
   return spawn(argv);
@@ -88,8 +96,9 @@ const Command& bench_command() {
       "The full suite took 27 minutes on a 2-core machine; --quick 9.\n",
       {{"--quick", "", "no ablations, 2 variants per search, 10 rounds"},
        {"--out", "DIR", "where the results go (default bench/results)"},
-       {"--contestants", "LIST", "a comma-separated subset: axon, axon_no_algebra, axon_no_fusion,\n"
-                                 "axon_default_tiling, numpy, torch_eager, torch_compile, jax, expert"},
+       {"--contestants", "LIST",
+        "a comma-separated subset: axon, axon_no_algebra, axon_no_fusion,\n"
+        "axon_default_tiling, numpy, torch_eager, torch_compile, jax, expert"},
        {"--rounds", "N", "interleaved timing rounds (default 15, --quick 10)"},
        {"--variants", "N", "variants per search (default 4, --quick 2)"},
        {"--preset", "NAME", "the SIZES preset of each kernel (default bench)"},

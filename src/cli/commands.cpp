@@ -18,9 +18,13 @@
 namespace axon::cli {
 namespace {
 
-[[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
+[[noreturn]] void error(const SourceLoc& loc, const std::string& message) {
+  throw UserError(loc, message);
+}
 
-std::optional<std::string> entry_of(const ParsedArgs& args) { return option_text(args, "--entry"); }
+std::optional<std::string> entry_of(const ParsedArgs& args) {
+  return option_text(args, "--entry");
+}
 SourceLoc entry_loc(const ParsedArgs& args) {
   const Word* w = args.last("--entry");
   return w ? w->loc : SourceLoc{};
@@ -52,8 +56,9 @@ ir::Dims parse_dims(const Word& word, const ir::Program& program) {
       if (preset == program.size_presets.end()) {
         std::string known;
         for (const auto& [name, _] : program.size_presets) known += (known.empty() ? "" : ", ") + name;
-        error(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER" +
-                       (known.empty() ? std::string(" (the file has no SIZES presets)") : " or a preset (" + known + ")"));
+        error(loc,
+              "bad --dims entry '" + item + "': expected NAME=INTEGER" +
+                  (known.empty() ? std::string(" (the file has no SIZES presets)") : " or a preset (" + known + ")"));
       }
       for (const auto& [name, value] : preset->second)
         if (is_used(name)) dims[name] = value;
@@ -65,8 +70,7 @@ ir::Dims parse_dims(const Word& word, const ir::Program& program) {
       auto value = parse_int(negative ? digits.substr(1) : digits);
       if (!negative && !value && !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos)
         error(value_loc, "size " + name + "=" + digits + " is too large");
-      if (name.empty() || !value)
-        error(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER, e.g. M=64");
+      if (name.empty() || !value) error(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER, e.g. M=64");
       if (negative || *value < 1) error(value_loc, "size " + name + " must be at least 1");
       if (explicit_names[name]) error(loc, "size " + name + " is given twice");
       explicit_names[name] = true;
@@ -89,8 +93,8 @@ std::vector<Word> split_commas(const Word& word) {
   size_t begin = 0;
   while (true) {
     size_t comma = word.text.find(',', begin);
-    parts.push_back({word.text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin),
-                     loc_in(word, begin)});
+    parts.push_back(
+        {word.text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin), loc_in(word, begin)});
     if (comma == std::string::npos) return parts;
     begin = comma + 1;
   }
@@ -172,8 +176,8 @@ int run(const Word& command, const ParsedArgs& args) {
     for (const Word& o : outs)
       if (o.text.empty()) error(o.loc, "empty file name in --out");
     if (outs.size() != fn.outputs.size())
-      error(w->loc, "kernel '" + fn.name + "' returns " + std::to_string(fn.outputs.size()) + " tensor(s) but --out names " +
-                        std::to_string(outs.size()) + " file(s)");
+      error(w->loc, "kernel '" + fn.name + "' returns " + std::to_string(fn.outputs.size()) +
+                        " tensor(s) but --out names " + std::to_string(outs.size()) + " file(s)");
   }
 
   ir::Dims dims = eval::bind_dims(fn, given, provided);
@@ -220,12 +224,14 @@ int run(const Word& command, const ParsedArgs& args) {
 
 const Word& program_file(const ParsedArgs& args, const Word& command, size_t i, size_t count) {
   if (args.positional.size() <= i)
-    error(command.loc, "axon " + command.text + " needs " + (count == 1 ? "a program file" : std::to_string(count) + " program files"));
+    error(command.loc, "axon " + command.text + " needs " +
+                           (count == 1 ? "a program file" : std::to_string(count) + " program files"));
   if (args.positional.size() > count)
     error(args.positional[count].loc, "unexpected argument '" + args.positional[count].text + "'");
   const Word& file = args.positional[i];
   std::error_code ec;
-  if (std::filesystem::is_directory(file.text, ec)) error(file.loc, "'" + file.text + "' is a directory, not a program file");
+  if (std::filesystem::is_directory(file.text, ec))
+    error(file.loc, "'" + file.text + "' is a directory, not a program file");
   if (!std::filesystem::exists(file.text, ec)) error(file.loc, "no such file '" + file.text + "'");
   return file;
 }
@@ -245,7 +251,8 @@ std::optional<int64_t> int_option(const ParsedArgs& args, const std::string& nam
 
 const Command& check_command() {
   static const Command command{
-      "check", "parse and shape-check a program; print its IR",
+      "check",
+      "parse and shape-check a program; print its IR",
       "usage: axon check FILE [--entry NAME]\n\nParses FILE, checks every shape for all sizes, and prints the "
       "kernel's IR.\n",
       {{"--entry", "NAME", "the kernel to use (default: the last def in the file)"}, {"--help", "", "show this help"}},
@@ -255,7 +262,8 @@ const Command& check_command() {
 
 const Command& run_command() {
   static const Command command{
-      "run", "evaluate a kernel with the float64 reference interpreter",
+      "run",
+      "evaluate a kernel with the float64 reference interpreter",
       "usage: axon run FILE [--dims SPEC] [--in NAME=FILE ...] [--seed S] [--out FILE[,FILE...]]\n\n"
       "Evaluates the kernel in float64 at concrete sizes. Parameters not given by --in are filled with\n"
       "seeded standard normals. Sizes come from --dims and from the shapes of the --in files, which must\n"
@@ -273,7 +281,9 @@ const Command& run_command() {
 namespace {
 
 const std::vector<const Command*>& all_commands() {
-  static const std::vector<const Command*> commands = {&check_command(), &run_command(), &verify_command(), &explore_command(), &hw_command(), &optimize_command(), &exec_command(), &lower_command(), &bench_command()};
+  static const std::vector<const Command*> commands = {&check_command(),   &run_command(),   &verify_command(),
+                                                       &explore_command(), &hw_command(),    &optimize_command(),
+                                                       &exec_command(),    &lower_command(), &bench_command()};
   return commands;
 }
 
@@ -281,7 +291,8 @@ std::string usage() {
   std::ostringstream out;
   out << "axon: a synthesizing superoptimizer for tensor programs written as NumPy code\n\n"
          "usage: axon <command> [options]\n\ncommands:\n";
-  for (const Command* c : all_commands()) out << "  " << c->name << std::string(12 - c->name.size(), ' ') << c->summary << '\n';
+  for (const Command* c : all_commands())
+    out << "  " << c->name << std::string(12 - c->name.size(), ' ') << c->summary << '\n';
   out << "  help        show help for a command: axon help COMMAND\n\n"
          "options: --help, --version\n"
          "exit status: 0 success, 1 bad input (file:line:col: error: ...), 2 internal error;\n"
@@ -289,7 +300,9 @@ std::string usage() {
   return out.str();
 }
 
-std::string command_help(const Command& c) { return c.usage + "\noptions:\n" + options_help(c.options); }
+std::string command_help(const Command& c) {
+  return c.usage + "\noptions:\n" + options_help(c.options);
+}
 
 const Command* find_command(const std::string& name) {
   for (const Command* c : all_commands())

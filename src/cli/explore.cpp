@@ -1,9 +1,9 @@
 // axon explore: the nu-graph of a program: every proven variant.
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
-#include <iostream>
 
 #include "algebra/propagate.h"
 #include "cli/commands.h"
@@ -72,8 +72,9 @@ int explore(const Word& command, const ParsedArgs& args) {
   std::cout << "kernel " << program.kernel.name << ": " << graph.num_classes() << " classes, " << graph.num_nodes()
             << " e-nodes after " << stats.iterations << " iteration(s) (" << nugraph::stop_reason_name(stats.stop)
             << ")\n"
-            << "proposals " << stats.proposals << ": proved " << stats.proved << " (" << stats.merged << " new), refuted "
-            << stats.refuted << ", unknown " << stats.unknown << "; ill-typed " << stats.ill_typed << "\n"
+            << "proposals " << stats.proposals << ": proved " << stats.proved << " (" << stats.merged
+            << " new), refuted " << stats.refuted << ", unknown " << stats.unknown << "; ill-typed " << stats.ill_typed
+            << "\n"
             << "prover: " << ps.seconds.size() << " obligations decided (median " << median(ps.seconds) << " s), "
             << ps.proof_seconds.size() << " proved (median " << median(ps.proof_seconds) << " s), " << ps.cache_hits
             << " cache hits; explore time " << stats.seconds << " s\n";
@@ -85,7 +86,8 @@ int explore(const Word& command, const ParsedArgs& args) {
   for (size_t r = 0; r < roots.size(); ++r) {
     ir::Graph out;
     std::vector<ir::NodeRef> variants = distinct_variants(graph, graph.find(roots[r]), count, out);
-    std::cout << "\n" << (roots.size() > 1 ? "result " + std::to_string(r) + ": " : "") << variants.size()
+    std::cout << "\n"
+              << (roots.size() > 1 ? "result " + std::to_string(r) + ": " : "") << variants.size()
               << " variant(s) shown (--variants N for more)\n";
     for (size_t i = 0; i < variants.size(); ++i) {
       ir::Function f;
@@ -133,7 +135,8 @@ Variants program_variants(const ir::Program& program, size_t count, size_t itera
 
 const Command& explore_command() {
   static const Command command{
-      "explore", "find every proven variant of a program (the nu-graph)",
+      "explore",
+      "find every proven variant of a program (the nu-graph)",
       "usage: axon explore FILE [--entry NAME] [--limit N] [--iterations N] [--variants N] [--dot FILE] [--proofs]\n\n"
       "Runs operator propagation: every way of moving an op across its neighbour is proposed and\n"
       "kept only when proved equal for all sizes. Prints statistics and distinct variants as NumPy code.\n",

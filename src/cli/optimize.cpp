@@ -243,9 +243,21 @@ Settings read_settings(const ParsedArgs& args) {
 void estimate(Candidate& c, const hw::Description& target) {
   double memory = 0, compute = 0;
   c.model_seconds = 0;
+  std::map<int, double> resident;  // buffers a row group's earlier members touched: bytes per row
   for (size_t i = 0; i < c.plan->stages.size(); ++i) {
-    tune::StageEstimate e = tune::estimate_stage(*c.plan, c.plan->stages[i], c.kernel.stages[i].tiling.params,
-                                                 c.kernel.stages[i].step_cost, target);
+    const emit::StageReport& r = c.kernel.stages[i];
+    const tile::Stage& stage = c.plan->stages[i];
+    if (r.row_group < 0 || r.row_group == static_cast<int>(i)) resident.clear();
+    tune::StageEstimate e = tune::estimate_stage(*c.plan, stage, r.tiling.params, r.step_cost, target, resident);
+    if (r.row_group >= 0) {
+      double rows = 1;
+      for (int d = 0; d < r.row_loops; ++d) rows *= static_cast<double>(stage.extents[static_cast<size_t>(d)]);
+      auto touch = [&](int b) {
+        resident[b] = 4 * static_cast<double>(c.plan->buffers[static_cast<size_t>(b)].elements()) / rows;
+      };
+      for (const tile::Access& a : stage.leaves) touch(a.buffer);
+      touch(stage.out.buffer);
+    }
     c.model_seconds += e.seconds;
     memory += e.memory_seconds;
     compute += e.compute_seconds;
@@ -294,7 +306,8 @@ std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan&
 
 std::string candidate_name(size_t variant, Candidate::Fusion fusion, int tiling) {
   std::string name = variant == 0 ? "original" : "variant " + std::to_string(variant);
-  if (fusion == Candidate::kElementwise) name += " / no epilogues";
+  if (fusion == Candidate::kEpilogues) name += " / no rows";
+  if (fusion == Candidate::kChains) name += " / chains only";
   if (fusion == Candidate::kNone) name += " / unfused";
   if (tiling > 0) name += " / tiling " + std::to_string(tiling);
   return name;
@@ -308,21 +321,24 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
   std::vector<Candidate> all;
   std::set<std::string> seen;
   space.variants = variants.functions.size();
-  std::vector<Candidate::Fusion> fusion_choices{Candidate::kAll, Candidate::kElementwise, Candidate::kNone};
+  std::vector<Candidate::Fusion> fusion_choices{Candidate::kAll, Candidate::kEpilogues, Candidate::kChains,
+                                                Candidate::kNone};
   if (settings.search.no_fusion) fusion_choices = {Candidate::kNone};
-  if (settings.search.no_tuning) fusion_choices = {Candidate::kElementwise};
+  if (settings.search.no_tuning) fusion_choices = {Candidate::kChains};
   for (size_t v = 0; v < variants.functions.size(); ++v) {
     for (Candidate::Fusion fusion : fusion_choices) {
       tile::PlanOptions options = settings.plan;
       options.fuse_elementwise = fusion != Candidate::kNone;
       tile::Plan planned = tile::plan_function(variants.functions[v], dims, options);
-      if (fusion == Candidate::kAll && fuse::fuse_epilogues(planned) == 0) continue;  // the same as kElementwise
+      bool rows = fusion == Candidate::kAll;
+      if ((rows || fusion == Candidate::kEpilogues) && fuse::fuse_epilogues(planned) == 0 && !rows)
+        continue;  // the same plan as kChains
       auto plan = std::make_shared<const tile::Plan>(std::move(planned));
       ++space.plans;
       auto add = [&](emit::CpuKernel kernel, int tiling) {
         Candidate c;
         c.variant = v, c.fusion = fusion, c.tiling_index = tiling;
-        c.pinned = fusion == Candidate::kElementwise && tiling == 0;
+        c.pinned = fusion == Candidate::kChains && tiling == 0;
         c.name = candidate_name(v, fusion, tiling);
         c.fn = variants.functions[v];
         c.plan = plan;
@@ -336,7 +352,8 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
         }
         all.push_back(std::move(c));
       };
-      emit::CpuKernel heuristic = emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy);
+      emit::CpuKernel heuristic =
+          emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, {}, rows);
       if (settings.search.default_tiling || settings.search.no_tuning) {
         space.points += 1;
         add(std::move(heuristic), 0);
@@ -345,7 +362,7 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
       std::vector<std::vector<tile::TileParams>> combos = tiling_combinations(*plan, heuristic, target, space.points);
       add(heuristic, 0);
       for (size_t k = 0; k < combos.size(); ++k)
-        add(emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, combos[k]),
+        add(emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, combos[k], rows),
             static_cast<int>(k + 1));
     }
   }

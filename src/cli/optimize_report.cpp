@@ -33,7 +33,15 @@ fuse::FusionSummary fusion_of(const SearchResult& r) {
   const Candidate& best = *r.best;
   tile::PlanOptions unfused;
   unfused.fuse_elementwise = false;
-  return fuse::summarize_fusion(best.fn, *best.plan, tile::plan_function(best.fn, r.dims, unfused));
+  std::vector<fuse::RowGroup> rows;
+  const std::vector<emit::StageReport>& stages = best.kernel.stages;
+  for (size_t i = 0; i < stages.size(); ++i) {
+    if (stages[i].row_group < 0) continue;
+    if (rows.empty() || rows.back().first != static_cast<size_t>(stages[i].row_group))
+      rows.push_back({i, i, stages[i].row_loops});
+    rows.back().last = i;
+  }
+  return fuse::summarize_fusion(best.fn, *best.plan, tile::plan_function(best.fn, r.dims, unfused), rows);
 }
 
 std::string space_text(const SearchResult& r) {

@@ -19,11 +19,12 @@ namespace axon::cli {
 struct Candidate {
   std::string name;  // "variant 1 / unfused / tiling 2"
   size_t variant = 0;
-  /// Node fusion: kAll (element-wise chains and fold epilogues), kElementwise
-  /// (element-wise chains only: the planner alone), kNone (every op its own nest).
-  enum Fusion { kNone, kElementwise, kAll } fusion = kAll;
+  /// Node fusion: kAll (element-wise chains, fold epilogues and row groups),
+  /// kEpilogues (no row groups), kChains (element-wise chains only: the
+  /// planner alone), kNone (every op its own nest).
+  enum Fusion { kNone, kChains, kEpilogues, kAll } fusion = kAll;
   int tiling_index = 0;  // 0: the planner's heuristic tiling; k: the k-th from the cost model
-  bool pinned = false;   // kElementwise with the heuristic tiling (the fixed choice before tuning): always measured
+  bool pinned = false;   // kChains with the heuristic tiling (the fixed choice before tuning): always measured
   ir::Function fn;
   std::shared_ptr<const tile::Plan> plan;
   emit::CpuKernel kernel;

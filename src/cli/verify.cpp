@@ -63,13 +63,14 @@ int verify(const Word& command, const ParsedArgs& args) {
   ir::Program b = lang::load_program(file_b.text, option_text(args, "--entry-b"), loc_of("--entry-b"));
   const ir::Function &fa = a.kernel, &fb = b.kernel;
   if (fa.params.size() != fb.params.size())
-    throw UserError(fb.loc, "'" + fb.name + "' takes " + std::to_string(fb.params.size()) + " parameters but '" + fa.name +
-                                "' in " + file_a.text + " takes " + std::to_string(fa.params.size()));
+    throw UserError(fb.loc, "'" + fb.name + "' takes " + std::to_string(fb.params.size()) + " parameters but '" +
+                                fa.name + "' in " + file_a.text + " takes " + std::to_string(fa.params.size()));
   for (size_t i = 0; i < fa.params.size(); ++i)
     if (fa.params[i].type != fb.params[i].type)
-      throw UserError(fb.params[i].annotation_loc, "parameter " + std::to_string(i + 1) + " '" + fb.params[i].name + "' is " +
-                                                       fb.params[i].type.str() + " here but '" + fa.params[i].name +
-                                                       "' is " + fa.params[i].type.str() + " in " + file_a.text);
+      throw UserError(fb.params[i].annotation_loc, "parameter " + std::to_string(i + 1) + " '" + fb.params[i].name +
+                                                       "' is " + fb.params[i].type.str() + " here but '" +
+                                                       fa.params[i].name + "' is " + fa.params[i].type.str() + " in " +
+                                                       file_a.text);
   if (fa.outputs.size() != fb.outputs.size())
     throw UserError(fb.loc, "'" + fb.name + "' returns " + std::to_string(fb.outputs.size()) + " tensor(s) but '" +
                                 fa.name + "' returns " + std::to_string(fa.outputs.size()));
@@ -81,18 +82,19 @@ int verify(const Word& command, const ParsedArgs& args) {
   for (size_t i = 0; i < fa.outputs.size(); ++i) {
     results.push_back(prover.prove_equal(fa.outputs[i], fb.outputs[i]));
     smt::Verdict v = results.back().verdict;
-    if (v == smt::Verdict::Refuted) overall = v;
-    else if (v == smt::Verdict::Unknown && overall == smt::Verdict::Proved) overall = v;
+    if (v == smt::Verdict::Refuted)
+      overall = v;
+    else if (v == smt::Verdict::Unknown && overall == smt::Verdict::Proved)
+      overall = v;
   }
   std::cout << smt::verdict_name(overall) << '\n';
   std::vector<std::string> scripts;
   for (size_t i = 0; i < results.size(); ++i) {
     const smt::ProofResult& r = results[i];
     std::string which = results.size() > 1 ? "result " + std::to_string(i) + ": " : "";
-    std::cout << which << smt::verdict_name(r.verdict) << " (" << (r.verdict == smt::Verdict::Unknown ? r.detail : r.method)
-              << "; " << r.seconds << " s)\n";
-    if (r.verdict == smt::Verdict::Proved)
-      std::cout << "  " << r.smtlib.size() << " SMT obligation(s), each unsat\n";
+    std::cout << which << smt::verdict_name(r.verdict) << " ("
+              << (r.verdict == smt::Verdict::Unknown ? r.detail : r.method) << "; " << r.seconds << " s)\n";
+    if (r.verdict == smt::Verdict::Proved) std::cout << "  " << r.smtlib.size() << " SMT obligation(s), each unsat\n";
     if (r.counterexample) print_counterexample(*r.counterexample, fa, file_a.text, file_b.text);
     scripts.insert(scripts.end(), r.smtlib.begin(), r.smtlib.end());
   }
@@ -107,7 +109,8 @@ int verify(const Word& command, const ParsedArgs& args) {
 
 const Command& verify_command() {
   static const Command command{
-      "verify", "prove two programs equal for all sizes, or refute with a counterexample",
+      "verify",
+      "prove two programs equal for all sizes, or refute with a counterexample",
       "usage: axon verify A.py B.py [--entry-a F] [--entry-b G] [--emit-proofs DIR] [--rlimit N]\n\n"
       "Decides whether the two kernels compute the same result for every size and every input (over the\n"
       "reals; transcendentals are uninterpreted apart from a short list of declared facts). Parameters\n"

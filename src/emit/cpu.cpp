@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "fuse/rows.h"
 #include "isa/cover.h"
 #include "lang/load.h"
 
@@ -45,25 +46,57 @@ enum class Mode { Vec, Tail, Bcast, Lane1 };
 class CpuEmitter {
  public:
   CpuEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth,
-             tile::TilingPolicy policy, const std::vector<tile::TileParams>& fixed)
-      : plan_(plan), fn_(fn), target_(target), synth_(synth), policy_(policy), fixed_(fixed) {}
+             tile::TilingPolicy policy, const std::vector<tile::TileParams>& fixed, bool fuse_rows)
+      : plan_(plan), fn_(fn), target_(target), synth_(synth), policy_(policy), fixed_(fixed), fuse_rows_(fuse_rows) {}
 
   CpuKernel run(const std::string& entry) {
     find_shape();
     CpuKernel k;
     k.entry = entry;
     k.shape = shape_;
-    std::ostringstream body;
+    std::vector<tile::TileChoice> tilings;
+    std::vector<bool> fusable;
     for (size_t i = 0; i < plan_.stages.size(); ++i) {
+      tilings.push_back(tile::choose_tiling(plan_.stages[i], shape_, policy_));
+      if (!fixed_.empty()) tilings.back().params = fixed_.at(i);
+      // Row fusion keeps a stage's leading loops outer: not where they are
+      // vectorized or register-blocked (nor packed into panels).
+      const tile::TileParams& p = tilings.back().params;
+      fusable.push_back(fuse_rows_ && p.rows_dim < 0 && p.vec_dim > 0);
+    }
+    std::vector<fuse::RowGroup> groups;
+    for (const fuse::RowGroup& g : fuse::row_groups(plan_, fusable)) {
+      bool outer = true;
+      for (size_t i = g.first; i <= g.last; ++i) outer = outer && tilings[i].params.vec_dim >= g.shared;
+      if (outer) groups.push_back(g);
+    }
+    std::ostringstream body;
+    size_t next_group = 0;
+    for (size_t i = 0; i < plan_.stages.size(); ++i) {
+      const fuse::RowGroup* group = next_group < groups.size() ? &groups[next_group] : nullptr;
+      if (group && group->first == i) {
+        body << open_rows(*group, tilings);
+        indent_ += 2;
+      }
       out_.str("");
       listing_.clear();
       step_cost_.clear();
       const Stage& s = plan_.stages[i];
-      tile::TileChoice tiling = tile::choose_tiling(s, shape_, policy_);
-      if (!fixed_.empty()) tiling.params = fixed_.at(i);
-      emit_stage(s, tiling.params, static_cast<int>(i));
+      tile::TileParams p = tilings[i].params;
+      bool grouped = group && group->first <= i && i <= group->last;
+      if (grouped) bound_ = group->shared, p.threads = 1;  // the row loop is the parallel one
+      emit_stage(s, p, static_cast<int>(i));
+      bound_ = 0;
       body << out_.str();
-      k.stages.push_back({s.what, tiling, listing_, step_cost_});
+      k.stages.push_back({s.what, tilings[i], listing_, step_cost_, grouped ? static_cast<int>(group->first) : -1,
+                          grouped ? group->shared : 0});
+      if (grouped && group->last == i) {
+        out_.str("");
+        close();
+        close();
+        body << out_.str();
+        ++next_group;
+      }
     }
     k.header = header(entry);
     k.source = source(entry, body.str());
@@ -77,6 +110,7 @@ class CpuEmitter {
   isa::Synthesizer& synth_;
   tile::TilingPolicy policy_;
   const std::vector<tile::TileParams>& fixed_;
+  bool fuse_rows_;
   tile::TargetShape shape_;
   std::string mem_, reg_;
   std::ostringstream out_;
@@ -85,6 +119,7 @@ class CpuEmitter {
   const Stage* stage_ = nullptr;  // the stage being emitted, for its epilogue
   int vec_dim_ = -1;
   bool in_epilogue_ = false;
+  int bound_ = 0;  // leading loops bound by an enclosing row group
   int indent_ = 1;
   int next_var_ = 0;
 
@@ -337,8 +372,34 @@ class CpuEmitter {
 
   // One parallel loop over the product of `dims` (and `extra` outer blocks),
   // binding i<d> for each dim; returns with the loop open.
-  void open_outer(const Stage& s, const std::vector<int>& dims, int64_t extra, const std::string& extra_var,
-                  int threads) {
+  // A row group: one loop over the shared leading loops, binding i0, i1, ...
+  // for its members; returns the text that opens it.
+  std::string open_rows(const fuse::RowGroup& g, const std::vector<tile::TileChoice>& tilings) {
+    out_.str("");
+    const Stage& s = plan_.stages[g.first];
+    int threads = 1;
+    for (size_t i = g.first; i <= g.last; ++i) threads = std::max(threads, tilings[i].params.threads);
+    int64_t total = 1;
+    for (int d = 0; d < g.shared; ++d) total *= s.extents[static_cast<size_t>(d)];
+    line("{  // stages " + std::to_string(g.first) + "-" + std::to_string(g.last) + " fused over their first " +
+         std::to_string(g.shared) + " loop(s): each row stays in cache from one stage to the next");
+    ++indent_;
+    if (threads > 1 && total > 1)
+      line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
+    open_loop("row", total);
+    line("int64_t row_rest = row;");
+    for (int d = g.shared - 1; d >= 0; --d) {
+      int64_t e = s.extents[static_cast<size_t>(d)];
+      line("const int64_t i" + std::to_string(d) + " = row_rest % " + std::to_string(e) + ";");
+      line("row_rest /= " + std::to_string(e) + ";");
+    }
+    line("(void)row_rest;");
+    indent_ -= 2;
+    return out_.str();
+  }
+
+  void open_outer(const Stage& s, std::vector<int> dims, int64_t extra, const std::string& extra_var, int threads) {
+    dims.erase(std::remove_if(dims.begin(), dims.end(), [&](int d) { return d < bound_; }), dims.end());
     int64_t total = extra;
     for (int d : dims) total *= s.extents[static_cast<size_t>(d)];
     if (threads > 1 && total > 1)
@@ -873,9 +934,9 @@ std::string c_identifier(const std::string& name) {
 
 CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
                    isa::Synthesizer& synth, const std::string& entry, tile::TilingPolicy tiling,
-                   const std::vector<tile::TileParams>& fixed) {
+                   const std::vector<tile::TileParams>& fixed, bool fuse_rows) {
   AXON_CHECK(fixed.empty() || fixed.size() == plan.stages.size(), "one fixed tiling per stage");
-  CpuEmitter e(plan, fn, target, synth, tiling, fixed);
+  CpuEmitter e(plan, fn, target, synth, tiling, fixed, fuse_rows);
   if (!target.prelude.empty()) {
     std::string dir = target.path.substr(0, target.path.find_last_of('/') + 1);
     std::ifstream in(dir + target.prelude, std::ios::binary);

@@ -25,6 +25,8 @@ struct StageReport {
   /// reciprocal throughputs of its lowering, in cycles per vector; and
   /// "compute_latency", the latency of the compute step's root instruction.
   std::map<std::string, double> step_cost;
+  int row_group = -1;  // the first stage of the row group it runs in (fuse/rows), or -1
+  int row_loops = 0;   // the group's shared leading loops
 };
 
 struct CpuKernel {
@@ -38,11 +40,12 @@ struct CpuKernel {
 /// Emits `plan` (of function `fn`) for the cpu description `target`. Throws a
 /// UserError at the kernel when the target cannot express some stage. Each
 /// stage gets the tiling `policy` chooses, or `fixed[i]` when given (one of
-/// tile::tiling_options of that stage).
+/// tile::tiling_options of that stage). With `fuse_rows`, consecutive stages
+/// that fuse::row_groups allows run inside one loop over their shared rows.
 CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
                    isa::Synthesizer& synth, const std::string& entry,
                    tile::TilingPolicy tiling = tile::TilingPolicy::Search,
-                   const std::vector<tile::TileParams>& fixed = {});
+                   const std::vector<tile::TileParams>& fixed = {}, bool fuse_rows = false);
 
 /// `name` as a C identifier: letters, digits and '_' kept, others '_', a
 /// leading digit prefixed; never a C or C++ keyword.

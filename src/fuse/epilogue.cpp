@@ -67,7 +67,8 @@ size_t hoist_operands(tile::Plan& plan, size_t si, size_t ti, int skip) {
   for (size_t k = si + 1; k < ti; ++k) {
     const tile::Stage& candidate = plan.stages[k];
     bool operand = false;
-    for (const tile::Access& a : plan.stages[ti].leaves) operand |= a.buffer == candidate.out.buffer && a.buffer != skip;
+    for (const tile::Access& a : plan.stages[ti].leaves)
+      operand |= a.buffer == candidate.out.buffer && a.buffer != skip;
     if (!operand || only_writer(plan, candidate.out.buffer) != k) continue;
     bool independent = true;
     for (size_t j = si; j < k; ++j)

@@ -120,8 +120,10 @@ std::string bytes_text(int64_t bytes) {
 
 }  // namespace
 
-FusionSummary summarize_fusion(const ir::Function& fn, const tile::Plan& fused, const tile::Plan& unfused) {
+FusionSummary summarize_fusion(const ir::Function& fn, const tile::Plan& fused, const tile::Plan& unfused,
+                               const std::vector<RowGroup>& rows) {
   FusionSummary summary;
+  summary.rows = rows;
   for (const tile::Stage& s : fused.stages) {
     FusedNest nest;
     std::string folded;
@@ -171,6 +173,11 @@ std::string fusion_markdown(const FusionSummary& summary) {
     << "without fusion: " << summary.nests_unfused
     << " nests); intermediates written to memory: " << bytes_text(summary.scratch_bytes) << " (without fusion "
     << bytes_text(summary.scratch_bytes_unfused) << ").\n\n";
+  for (const RowGroup& g : summary.rows) {
+    t << "- nests " << g.first << "-" << g.last << " run inside one loop over their first " << g.shared << " loop(s) (";
+    for (int d = 0; d < g.shared; ++d) t << (d ? ", " : "") << loop_name(static_cast<size_t>(d));
+    t << "): each row is read from memory once, its statistics stay in cache\n";
+  }
   for (size_t i = 0; i < summary.nests.size(); ++i)
     t << "- nest " << i << " over " << summary.nests[i].loops << ", " << summary.nests[i].ops
       << " op(s) per point:\n  `" << summary.nests[i].statement << "`\n";

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fuse/rows.h"
 #include "ir/program.h"
 #include "tile/plan.h"
 
@@ -30,10 +31,13 @@ struct FusionSummary {
   int64_t scratch_bytes_unfused = 0;
   int fused_nests = 0;  // nests that compute more than one op
   int epilogues = 0;    // folds with a fused element-wise consumer
+  std::vector<RowGroup> rows;  // nests that run inside one loop over their shared rows
 };
 
-/// `fused` and `unfused` are plans of the same function `fn` at the same sizes.
-FusionSummary summarize_fusion(const ir::Function& fn, const tile::Plan& fused, const tile::Plan& unfused);
+/// `fused` and `unfused` are plans of the same function `fn` at the same
+/// sizes; `rows`, the row groups the emitter formed in `fused`.
+FusionSummary summarize_fusion(const ir::Function& fn, const tile::Plan& fused, const tile::Plan& unfused,
+                               const std::vector<RowGroup>& rows = {});
 
 /// The summary as Markdown: a sentence, then one line per loop nest.
 std::string fusion_markdown(const FusionSummary& summary);

@@ -48,7 +48,8 @@ Level level_holding(double bytes, int threads, const hw::Description& target) {
 }  // namespace
 
 StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const tile::TileParams& p,
-                             const std::map<std::string, double>& step_cost, const hw::Description& target) {
+                             const std::map<std::string, double>& step_cost, const hw::Description& target,
+                             const std::map<int, double>& resident) {
   double points = 1, kept = 1, folded = 1;
   for (size_t d = 0; d < s.extents.size(); ++d) {
     points *= static_cast<double>(s.extents[d]);
@@ -103,7 +104,8 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
   double slowest_seconds = -1;
   auto move = [&](int buffer, double elements, double times) {
     double bytes = 4 * static_cast<double>(plan.buffers.at(static_cast<size_t>(buffer)).elements());
-    Level level = level_holding(bytes, static_cast<int>(threads), target);
+    auto row = resident.find(buffer);
+    Level level = level_holding(row != resident.end() ? row->second : bytes, static_cast<int>(threads), target);
     if (level.name == target.memories.at(0).name)
       bytes = 4 * elements * times;
     else

@@ -30,7 +30,11 @@ struct StageEstimate {
 
 /// One stage of `plan` under `params`; `step_cost` is emit::StageReport's
 /// cycles per vector of each step ("compute", "load", "load_bcast", ...).
+/// `resident`: buffers already in the cache when the stage runs (a row group:
+/// an earlier member touched the same rows), with the bytes of one row; they
+/// move at the bandwidth of the level that holds a row.
 StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& stage, const tile::TileParams& params,
-                             const std::map<std::string, double>& step_cost, const hw::Description& target);
+                             const std::map<std::string, double>& step_cost, const hw::Description& target,
+                             const std::map<int, double>& resident = {});
 
 }  // namespace axon::tune

@@ -1,0 +1,29 @@
+// Row fusion: consecutive loop nests that share their leading loops (the
+// rows) run inside one loop over those rows, so a row's data and its
+// statistics (a norm's sum of squares, a softmax's max and sum) are still in
+// the cache when the next nest reads them: the row is read from memory once
+// instead of once per nest.
+#pragma once
+
+#include <vector>
+
+#include "tile/plan.h"
+
+namespace axon::fuse {
+
+struct RowGroup {
+  size_t first = 0, last = 0;  // stages first..last (inclusive), at least two
+  int shared = 0;              // leading loops shared: loops 0..shared-1 of every member
+};
+
+/// The legal groups of `plan`, in stage order, not overlapping. Members keep
+/// their leading `shared` loops unfolded (no reduction or scan along them,
+/// equal extents), and a member reading what an earlier member wrote reads
+/// only the same rows: the buffer is written whole by one member, densely,
+/// row-major with the shared loops outermost, and read at offset 0 with the
+/// same strides along the shared loops, within one row along the others.
+/// `fusable(i)` says whether stage i may join a group at all (the emitter's
+/// say: its tiling must keep the shared loops outer).
+std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>& fusable);
+
+}  // namespace axon::fuse
