@@ -82,9 +82,39 @@ size_t hoist_operands(tile::Plan& plan, size_t si, size_t ti, int skip) {
   return si;
 }
 
-enum class Step { None, Reordered, Fused };
+// Fuses stage `ti` into the fold `si` that writes its operand `li` (buffer
+// `b`), in `trial`, a copy of the plan: true when every condition holds.
+bool fuse_into(tile::Plan& trial, size_t si, size_t ti, size_t li, int b) {
+  const std::vector<int64_t>& shape = trial.buffers.at(static_cast<size_t>(b)).shape;
+  size_t at = hoist_operands(trial, si, ti, b);  // stage `ti` stays where it is
+  const tile::Stage& s = trial.stages[at];
+  const tile::Stage& t = trial.stages[ti];
+  std::vector<int> map = loop_map(s, t, shape);
+  for (size_t k = 0; k < trial.stages.size(); ++k)
+    if (k != ti && reads(trial.stages[k], b)) return false;  // B has other readers
+  for (size_t j = 0; j < t.leaves.size(); ++j) {
+    if (j == li) continue;
+    int other = t.leaves[j].buffer;
+    if (other == b) return false;  // B read at another position too
+    for (size_t k = at; k < trial.stages.size(); ++k)
+      if (trial.stages[k].out.buffer == other) return false;  // not ready when S runs
+  }
+  tile::Stage fused = s;
+  fused.what = s.what + " + " + t.what;
+  fused.epilogue_graph = t.graph;
+  fused.epilogue = t.body;
+  fused.epilogue_result = static_cast<int>(li);
+  for (const tile::Access& a : t.leaves) fused.epilogue_leaves.push_back(over_fold(a, s, map));
+  fused.out = over_fold(t.out, s, map);
+  trial.stages[at] = std::move(fused);
+  trial.stages.erase(trial.stages.begin() + static_cast<long>(ti));
+  trial.buffers[static_cast<size_t>(b)].shape = {0};
+  return true;
+}
 
-Step fuse_one(tile::Plan& plan) {
+// One fusion; false when no stage can be fused any more. Each success
+// removes a stage, so repeating it ends.
+bool fuse_one(tile::Plan& plan) {
   for (size_t ti = 0; ti < plan.stages.size(); ++ti) {
     const tile::Stage& t = plan.stages[ti];
     if (t.combine != tile::Combine::None || t.epilogue) continue;
@@ -98,41 +128,20 @@ Step fuse_one(tile::Plan& plan) {
       if (s.combine == tile::Combine::None || s.combine == tile::Combine::Scan || s.epilogue) continue;
       if (t.leaves[li].offset != 0 || t.leaves[li].strides != tile::row_major_strides(buffer.shape)) continue;
       if (loop_map(s, t, buffer.shape).empty()) continue;
-      size_t at = hoist_operands(plan, *si, ti, b);
-      if (at != *si) return Step::Reordered;  // look again
-      std::vector<int> map = loop_map(s, t, buffer.shape);
-      bool ready = true, alone = true;
-      for (size_t k = 0; k < plan.stages.size(); ++k)
-        if (k != ti && reads(plan.stages[k], b)) alone = false;
-      for (size_t j = 0; j < t.leaves.size(); ++j) {
-        if (j == li) continue;
-        int other = t.leaves[j].buffer;
-        if (other == b) ready = false;  // B read at another position too
-        for (size_t k = *si; k < plan.stages.size(); ++k)
-          if (plan.stages[k].out.buffer == other) ready = false;
-      }
-      if (!ready || !alone) continue;
-      tile::Stage fused = s;
-      fused.what = s.what + " + " + t.what;
-      fused.epilogue_graph = t.graph;
-      fused.epilogue = t.body;
-      fused.epilogue_result = static_cast<int>(li);
-      for (const tile::Access& a : t.leaves) fused.epilogue_leaves.push_back(over_fold(a, s, map));
-      fused.out = over_fold(t.out, s, map);
-      plan.stages[*si] = std::move(fused);
-      plan.stages.erase(plan.stages.begin() + static_cast<long>(ti));
-      plan.buffers[static_cast<size_t>(b)].shape = {0};
-      return Step::Fused;
+      tile::Plan trial = plan;
+      if (!fuse_into(trial, *si, ti, li, b)) continue;
+      plan = std::move(trial);
+      return true;
     }
   }
-  return Step::None;
+  return false;
 }
 
 }  // namespace
 
 int fuse_epilogues(tile::Plan& plan) {
   int fused = 0;
-  for (Step step; (step = fuse_one(plan)) != Step::None;) fused += step == Step::Fused;
+  while (fuse_one(plan)) ++fused;
   return fused;
 }
 
