@@ -823,9 +823,10 @@ const Command& optimize_command() {
       "                     [--variants N] [--jobs N] [--seed S] [--entry NAME] [--cache PATH | --no-cache]\n"
       "                     [--no-algebra] [--no-fusion] [--default-tiling] [--no-tuning]\n\n"
       "The search space is every proven variant of the nu-graph (as `axon explore`) x fusion (element-wise\n"
-      "chains and epilogues: an element-wise consumer of a contraction or reduction applied as its result\n"
-      "is stored; chains only; none) x every valid tiling of every loop nest (register tile MR x NV, one\n"
-      "thread or all cores).\n"
+      "chains; epilogues: an element-wise consumer of a contraction or reduction applied as its result is\n"
+      "stored; row groups: consecutive loop nests over the same rows inside one loop over them, so a row\n"
+      "stays in cache; all three, without row groups, chains only, or none) x every valid tiling of every\n"
+      "loop nest (register tile MR x NV, one thread or all cores).\n"
       "Each point is planned, its instructions synthesized and proved from the target description, and\n"
       "emitted as C++; identical kernels are merged by a hash of their source. An analytic cost model\n"
       "from the description (instruction throughputs and latencies, cores, cache sizes, bandwidths)\n"
@@ -856,11 +857,12 @@ const Command& optimize_command() {
        {"--seed", "S", "seed of the random validation inputs (default 0); equal inputs, equal search"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
        {"--no-algebra", "", "ablation: the program as written, no nu-graph variants"},
-       {"--no-fusion", "", "ablation: every op in its own loop nest and buffer (no chains, no epilogues)"},
+       {"--no-fusion", "", "ablation: every op in its own loop nest and buffer (no chains, epilogues or\n"
+                              "row groups)"},
        {"--default-tiling", "", "ablation: no register-tile search (MR = NV = 1), no tiling space"},
        {"--no-tuning", "",
         "ablation: the search before tuning: each variant with the planner's fusion\n"
-        "and tiling only (no epilogues, no tiling space, no cost model)"},
+        "and tiling only (no epilogues or row groups, no tiling space, no cost model)"},
        {"--jobs", "N", "translation units compiled at once (default: the CPU's hardware threads)"},
        {"--time-limit", "S",
         "seconds a candidate may run (its first call, warm-up and timing) before\n"
