@@ -25,7 +25,7 @@ std::string ms(double seconds) {
 }
 
 std::string candidate_status(const Candidate& c) {
-  if (c.valid) return "valid";
+  if (c.valid) return c.confirmed ? "valid, timed twice" : "valid";
   return c.status.empty() ? "not measured" : c.status;
 }
 

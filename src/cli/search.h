@@ -43,6 +43,7 @@ struct Candidate {
   std::string status;  // why not valid, or why not measured ("cut off: ...")
   double max_error = 0, seconds = 0;
   double finished_at = -1;  // seconds since the search began
+  bool confirmed = false;   // timed twice (the fastest few); `seconds` is the lower median
 };
 
 /// Where the search spent its time, in seconds.

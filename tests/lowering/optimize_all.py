@@ -50,8 +50,8 @@ def optimize(axon, program, dims, out, variants, max_candidates=8):
         report = pathlib.Path(out, "report.md").read_text()
         table = report[report.index("## Candidates"):report.index("## Chosen variant")]
         rows = [line for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
-        bad = [row for row in rows if "| valid |" not in row and "| cut off: --max-candidates" not in row]
-        if not any("| valid |" in row for row in rows):
+        bad = [row for row in rows if "| valid" not in row and "| cut off: --max-candidates" not in row]
+        if not any("| valid" in row for row in rows):
             bad.append("(no valid candidate in the table)")
         if bad:
             rc, text = 1, text + "\ninvalid candidates:\n" + "\n".join(bad)

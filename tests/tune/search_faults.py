@@ -42,7 +42,7 @@ def main():
             if not any(want in row for row in rows):
                 failures.append(f"faults: no candidate in the report is '{want}'")
         chosen = [row for row in rows if "(chosen)" in row]
-        if len(chosen) != 1 or "| valid |" not in chosen[0]:
+        if len(chosen) != 1 or "| valid" not in chosen[0]:
             failures.append(f"faults: expected one valid chosen candidate, got {chosen}")
         if "chose " not in p.stdout:
             failures.append(f"faults: no choice reported: {p.stdout.strip()[-200:]}")
