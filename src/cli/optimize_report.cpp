@@ -194,10 +194,15 @@ std::string report_html(const SearchResult& r) {
                             &c == &best, c.seconds, c.model_seconds, c.rank, c.finished_at});
   h.budget_seconds = r.options.budget_seconds;
   fuse::FusionSummary fusion = fusion_of(r);
-  tune::ReportSection fused{"Fused form",
-                            fuse::fusion_markdown(fusion).substr(0, fuse::fusion_markdown(fusion).find('\n')),
-                            "",
-                            {{"nest", "loops", "ops per point", "statement"}, {}}};
+  // The summary sentence and the row groups; the nests go to the table.
+  std::string summary;
+  std::istringstream lines(fuse::fusion_markdown(fusion));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("- nest ", 0) == 0) break;
+    if (!line.empty())
+      summary += (summary.empty() ? "" : " ") + (line.rfind("- ", 0) == 0 ? line.substr(2) + "." : line);
+  }
+  tune::ReportSection fused{"Fused form", summary, "", {{"nest", "loops", "ops per point", "statement"}, {}}};
   for (size_t i = 0; i < fusion.nests.size(); ++i)
     fused.table.rows.push_back(
         {std::to_string(i), fusion.nests[i].loops, std::to_string(fusion.nests[i].ops), fusion.nests[i].statement});
