@@ -71,7 +71,12 @@ std::string options_help(const std::vector<OptionSpec>& specs) {
   std::ostringstream out;
   for (const OptionSpec& s : specs) {
     std::string head = "  " + s.name + (s.metavar.empty() ? "" : " " + s.metavar);
-    out << head << std::string(head.size() < 28 ? 28 - head.size() : 2, ' ') << s.help << '\n';
+    out << head << std::string(head.size() < 28 ? 28 - head.size() : 2, ' ');
+    for (char ch : s.help) {  // a help text of several lines keeps its column
+      out << ch;
+      if (ch == '\n') out << std::string(28, ' ');
+    }
+    out << '\n';
   }
   return out.str();
 }

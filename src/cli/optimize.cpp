@@ -847,8 +847,9 @@ const Command& optimize_command() {
   static const Command command{
       "optimize",
       "search a program's variants, fusion choices and tilings for a CPU; keep the fastest valid kernel",
-      "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--budget S] [--max-candidates N]\n"
-      "                     [--variants N] [--jobs N] [--seed S] [--entry NAME] [--cache PATH | --no-cache]\n"
+      "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--budget S]\n"
+      "                     [--max-candidates N] [--variants N] [--jobs N] [--seed S] [--entry NAME]\n"
+      "                     [--cache PATH | --no-cache]\n"
       "                     [--no-algebra] [--no-fusion] [--default-tiling] [--no-tuning]\n\n"
       "The search space is every proven variant of the nu-graph (as `axon explore`) x fusion (element-wise\n"
       "chains; epilogues: an element-wise consumer of a contraction or reduction applied as its result is\n"
@@ -878,20 +879,21 @@ const Command& optimize_command() {
        {"-o", "DIR", "the output folder (created)"},
        {"--target", "T", "cpu (default), or a description file hw/NAME.json"},
        {"--budget", "S",
-        "seconds for the whole search, e.g. 90, 90s or 2m (default 90): candidates not\n"
-        "measured by then are cut off (at least one is always measured)"},
+        "seconds for the whole search: 90, 90s or 2m (default 90); candidates\n"
+        "not measured by then are cut off (one at least is always measured)"},
        {"--max-candidates", "N", "candidates compiled and measured, at most (default 8)"},
        {"--variants", "N", "variants of the nu-graph to try, the original included (default 4)"},
-       {"--seed", "S", "seed of the random validation inputs (default 0); equal inputs, equal search"},
+       {"--seed", "S", "seed of the random validation inputs (default 0)"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
        {"--no-algebra", "", "ablation: the program as written, no nu-graph variants"},
        {"--no-fusion", "",
-        "ablation: every op in its own loop nest and buffer (no chains, epilogues or\n"
-        "row groups)"},
+        "ablation: every op in its own loop nest and buffer (no chains,\n"
+        "epilogues or row groups)"},
        {"--default-tiling", "", "ablation: no register-tile search (MR = NV = 1), no tiling space"},
        {"--no-tuning", "",
-        "ablation: the search before tuning: each variant with the planner's fusion\n"
-        "and tiling only (no epilogues or row groups, no tiling space, no cost model)"},
+        "ablation: the search before tuning: each variant with the planner's\n"
+        "fusion and tiling only (no epilogues or row groups, no tiling space,\n"
+        "no cost model)"},
        {"--jobs", "N", "translation units compiled at once (default: the CPU's hardware threads)"},
        {"--time-limit", "S",
         "seconds a candidate may run (its first call, warm-up and timing) before\n"
