@@ -4,19 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
-
 #include "fuse/summary.h"
-#include "lang/load.h"
+#include "fuse_testing.h"
 
 namespace axon::fuse {
 namespace {
 
 ir::Program compile(const std::string& text) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "epilogue_test.py";
-  file->text = "import numpy as np\n" + text;
-  return lang::compile_source(file);
+  return testing::compile_numpy("epilogue_test.py", text);
 }
 
 struct Case {

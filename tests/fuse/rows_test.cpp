@@ -4,18 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
-
-#include "lang/load.h"
+#include "fuse_testing.h"
 
 namespace axon::fuse {
 namespace {
 
 ir::Program compile(const std::string& text) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "rows_test.py";
-  file->text = "import numpy as np\n" + text;
-  return lang::compile_source(file);
+  return testing::compile_numpy("rows_test.py", text);
 }
 
 struct Case {

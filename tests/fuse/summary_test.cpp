@@ -3,18 +3,13 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
-
-#include "lang/load.h"
+#include "fuse_testing.h"
 
 namespace axon::fuse {
 namespace {
 
 ir::Program compile(const std::string& text) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "summary_test.py";
-  file->text = "import numpy as np\n" + text;
-  return lang::compile_source(file);
+  return testing::compile_numpy("summary_test.py", text);
 }
 
 struct Case {

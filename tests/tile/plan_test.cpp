@@ -19,6 +19,15 @@ ir::Program compile(const std::string& text) {
   return lang::compile_source(file);
 }
 
+// 8 lanes, 16 vector registers, 2 cores: x86-avx2.json's shape.
+TargetShape avx2_shape() {
+  TargetShape t;
+  t.lanes = 8;
+  t.registers = 16;
+  t.cores = 2;
+  return t;
+}
+
 TEST(Plan, FusesElementwiseOpsIntoTheirReader) {
   ir::Program p = compile(
       "def k(x: 'f32[M, N]', g: 'f32[N]'):\n"
@@ -75,10 +84,7 @@ TEST(Plan, ConstantArithmeticIsFolded) {
 TEST(Tiling, MatmulGetsARegisterTileWithinTheConstraints) {
   ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
   Plan plan = plan_function(p.kernel, {{"M", 64}, {"K", 64}, {"N", 64}});
-  TargetShape avx2;
-  avx2.lanes = 8;
-  avx2.registers = 16;
-  avx2.cores = 2;
+  TargetShape avx2 = avx2_shape();
   TileChoice c = choose_tiling(plan.stages[0], avx2);
   EXPECT_EQ(c.params.vec_dim, 1);   // n: contiguous in b and in the result
   EXPECT_EQ(c.params.rows_dim, 0);  // m: b does not move along it (reuse)
@@ -101,10 +107,7 @@ TEST(Tiling, InnermostReductionVectorizesTheReducedLoop) {
 TEST(Tiling, OptionsAreEveryValidTileWithOneThreadAndAll) {
   ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
   Plan plan = plan_function(p.kernel, {{"M", 64}, {"K", 64}, {"N", 64}});
-  TargetShape avx2;
-  avx2.lanes = 8;
-  avx2.registers = 16;
-  avx2.cores = 2;
+  TargetShape avx2 = avx2_shape();
   TileChoice heuristic = choose_tiling(plan.stages[0], avx2);
   std::vector<TileParams> options = tiling_options(plan.stages[0], avx2);
   EXPECT_EQ(options.size(), 2u * static_cast<size_t>(heuristic.valid));  // each tile, 1 thread and 2

@@ -5,9 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <memory>
-
-#include "lang/load.h"
+#include "../fuse/fuse_testing.h"
 
 namespace axon::tune {
 namespace {
@@ -15,10 +13,7 @@ namespace {
 const std::string kSource = AXON_SOURCE_DIR;
 
 ir::Program compile(const std::string& text) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "cost_test.py";
-  file->text = "import numpy as np\n" + text;
-  return lang::compile_source(file);
+  return testing::compile_numpy("cost_test.py", text);
 }
 
 const hw::Description& avx2() {
