@@ -7,6 +7,9 @@
 int main(int argc, char** argv) {
   try {
     return axon::cli::run_cli(axon::cli::command_line_words(argc, argv));
+  } catch (const axon::NoValidKernelError& e) {
+    std::cerr << e.format();
+    return axon::kExitNoValidKernel;
   } catch (const axon::UserError& e) {
     std::cerr << e.format();
     return 1;

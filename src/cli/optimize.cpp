@@ -835,7 +835,7 @@ int optimize(const Word& command, const ParsedArgs& args) {
                                       " but none could be validated or timed");
     const std::vector<Candidate>& all = search.result().candidates;
     std::string why = all.empty() ? "no candidates" : all[0].status;
-    throw UserError(program.kernel.loc, "no candidate kernel was valid (first: " + why + "); see " + where);
+    throw NoValidKernelError(program.kernel.loc, "no candidate kernel was valid (first: " + why + "); see " + where);
   }
   search.finish();
   return 0;

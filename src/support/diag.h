@@ -51,6 +51,19 @@ class InternalError : public std::logic_error {
   InternalError(const char* cpp_file, int cpp_line, const std::string& message);
 };
 
+/// A search that ended without a result although the input was fine: no
+/// candidate kernel passed validation. A UserError for its location and
+/// format; main() gives it its own exit status, kExitNoValidKernel.
+class NoValidKernelError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
+/// Exit statuses of the axon command, each with one meaning (README,
+/// `axon help`): 0 success; 1 bad input; 2 a bug in Axon; verify's 3
+/// (refuted) and 4 (unknown); 5 no candidate kernel was valid.
+constexpr int kExitBadInput = 1, kExitInternal = 2, kExitNoValidKernel = 5;
+
 /// "file:line:col: error: message" followed by the source line and a caret
 /// (only the first line when the location is unknown).
 std::string format_diagnostic(const SourceLoc& loc, const std::string& message);
