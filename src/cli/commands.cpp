@@ -10,6 +10,8 @@
 #include "eval/interpreter.h"
 #include "eval/npy.h"
 #include "lang/load.h"
+#include "support/build_id.h"
+#include "support/files.h"
 
 #ifndef AXON_VERSION
 #define AXON_VERSION "0.1.0"
@@ -205,16 +207,23 @@ int run(const Word& command, const ParsedArgs& args) {
               << " = " << results[i].shape_str() << '\n'
               << summary(results[i]);
   }
-  // Write every output or none: a failure removes what this run wrote.
+  // Every output or none (support/files.h).
+  FileSet files;
   std::vector<std::string> written;
   for (size_t i = 0; i < outs.size(); ++i) {
     try {
-      eval::write_npy(outs[i].text, results[i], eval::NpyDtype::F64);
+      files.add(outs[i].text, eval::to_npy_bytes(results[i], eval::NpyDtype::F64));
       written.push_back(outs[i].text);
-    } catch (const std::exception& e) {
-      for (const std::string& path : written) std::filesystem::remove(path);
+    } catch (const FileError& e) {
       error(outs[i].loc, e.what());
     }
+  }
+  try {
+    files.commit();
+  } catch (const FileError& e) {
+    for (const Word& w : outs)
+      if (w.text == e.path()) error(w.loc, e.what());
+    error(outs.front().loc, e.what());
   }
   for (const std::string& path : written) std::cout << "wrote " << path << " (float64)\n";
   return 0;
@@ -295,8 +304,9 @@ std::string usage() {
     out << "  " << c->name << std::string(12 - c->name.size(), ' ') << c->summary << '\n';
   out << "  help        show help for a command: axon help COMMAND\n\n"
          "options: --help, --version\n"
-         "exit status: 0 success, 1 bad input (file:line:col: error: ...), 2 internal error;\n"
-         "             verify: 3 refuted, 4 unknown\n";
+         "exit status: 0 success; 1 bad input or environment (file:line:col: error: ...); 2 a bug in\n"
+         "             Axon (internal error); verify: 3 refuted, 4 unknown; optimize: 5 no candidate\n"
+         "             kernel was valid\n";
   return out.str();
 }
 
@@ -323,7 +333,7 @@ int run_cli(const std::vector<Word>& words) {
     return 0;
   }
   if (first.text == "--version") {
-    std::cout << "axon " << AXON_VERSION << '\n';
+    std::cout << "axon " << AXON_VERSION << " (" << executable_identity() << ")\n";
     return 0;
   }
   if (first.text == "help") {

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "eval/bind.h"
 #include "eval/npy.h"
+#include "support/files.h"
 #include "tune/runner.h"
 
 namespace axon::cli {
@@ -97,6 +98,7 @@ int exec(const Word& command, const ParsedArgs& args) {
       throw UserError(w->loc, "the kernel returns " + std::to_string(outs.size()) + " tensor(s) but --out names " +
                                   std::to_string(files.size()) + " file(s)");
   }
+  FileSet out_files;  // every result or none (support/files.h)
   std::vector<std::string> written;
   for (size_t k = 0; k < outs.size(); ++k) {
     eval::Tensor t;
@@ -107,13 +109,19 @@ int exec(const Word& command, const ParsedArgs& args) {
     std::cout << "result " << k << ": f32" << ir::shape_str(t.shape) << ", sum " << sum << "\n";
     if (k < files.size()) {
       try {
-        eval::write_npy(files[k].text, t, eval::NpyDtype::F32);
+        out_files.add(files[k].text, eval::to_npy_bytes(t, eval::NpyDtype::F32));
         written.push_back(files[k].text);
-      } catch (const std::exception& e) {
-        for (const std::string& p : written) std::filesystem::remove(p);
+      } catch (const FileError& e) {
         throw UserError(files[k].loc, e.what());
       }
     }
+  }
+  try {
+    out_files.commit();
+  } catch (const FileError& e) {
+    for (const Word& w : files)
+      if (w.text == e.path()) throw UserError(w.loc, e.what());
+    throw UserError(files.front().loc, e.what());
   }
   for (const std::string& p : written) std::cout << "wrote " << p << " (float32)\n";
   if (request.reps > 0) std::cout << "median " << ran.median() * 1e3 << " ms over " << ran.seconds.size() << " calls\n";

@@ -28,6 +28,8 @@
 #include "eval/interpreter.h"
 #include "fuse/epilogue.h"
 #include "lang/load.h"
+#include "support/build_id.h"
+#include "support/files.h"
 #include "tile/plan.h"
 #include "tile/tiling.h"
 #include "tune/cache.h"
@@ -48,10 +50,13 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+// Every write checked (support/files.h); a failure is the user's disk's.
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out) throw UserError({}, "cannot write '" + path + "'");
+  try {
+    axon::write_file(path, text);
+  } catch (const FileError& e) {
+    throw UserError({}, e.what());
+  }
 }
 
 // The longest fold of the plan: the atol of validation scales with it.
@@ -97,30 +102,68 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-// The cache's key: the program as canonical NumPy text plus the search's
-// options, the sizes, the target and its description's digest, and the
-// compiler plus this axon binary (size and time), so kernels lapse when
-// either changes.
+// The file a command's first word runs: itself when it holds a '/', else the
+// first executable of that name on PATH; with its size and modification time,
+// so a compiler replaced in place is another compiler. "not found" otherwise.
+std::string resolved_executable(const std::string& command) {
+  std::string word = command.substr(0, command.find(' '));
+  size_t start = command.find_first_not_of(' ');
+  if (start != std::string::npos) word = command.substr(start, command.find(' ', start) - start);
+  std::vector<fs::path> tries;
+  if (word.find('/') != std::string::npos) {
+    tries.push_back(word);
+  } else if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');) tries.push_back(fs::path(dir.empty() ? "." : dir) / word);
+  }
+  for (const fs::path& p : tries) {
+    std::error_code ec;
+    fs::path real = fs::canonical(p, ec);
+    if (ec || access(real.c_str(), X_OK) != 0 || !fs::is_regular_file(real, ec)) continue;
+    auto size = fs::file_size(real, ec);
+    auto time = fs::last_write_time(real, ec).time_since_epoch().count();
+    return real.string() + " (" + std::to_string(size) + " bytes, mtime " + std::to_string(time) + ")";
+  }
+  return "not found";
+}
+
+// The cache's key: everything the output folder depends on, so that a hit
+// writes exactly what a fresh search would.
+//   program   the entry's name; every parameter in order with its dtype and
+//             shape, used or not; and the whole source file as written
+//             (helpers, constants, SIZES): no canonical form that could
+//             forget a detail, at the price of a miss for an edited comment;
+//   sizes     every concrete size;
+//   target    the description's name, and a digest of its file and of the
+//             prelude it pulls in;
+//   compiler  $AXON_CXX as written, the file it resolves to on PATH and its
+//             --version; this axon binary's build-id; and every search
+//             setting that can change the choice (all but --quiet and --jobs).
 tune::CacheKey cache_key(const ir::Program& program, const ir::Dims& dims, const hw::Description& target,
-                         const std::string& search) {
+                         const std::string& settings) {
   tune::CacheKey key;
-  key.program = ir::print_numpy(program.kernel) + "# search: " + search + "\n";
+  const ir::Function& fn = program.kernel;
+  key.program = "entry " + fn.name + "\n";
+  for (const ir::Param& p : fn.params) key.program += "param " + p.name + ": " + p.type.str() + "\n";
+  key.program += "source " + std::to_string(program.source ? program.source->text.size() : 0) + "\n";
+  if (program.source) key.program += program.source->text;
   key.sizes = dims_text(dims);
   key.target = target.name;
   key.hw_digest = tune::file_digest(target.path);
-  std::error_code ec;
-  fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  std::string binary = ec ? "axon"
-                          : self.string() + " " + std::to_string(fs::file_size(self, ec)) + " " +
-                                std::to_string(fs::last_write_time(self, ec).time_since_epoch().count());
-  key.compiler = tune::compiler_version(tune::compiler_command()) + "; " + binary;
+  if (!target.prelude.empty()) {
+    std::string dir = target.path.substr(0, target.path.find_last_of('/') + 1);
+    key.hw_digest += " prelude " + tune::file_digest(dir + target.prelude);
+  }
+  std::string cxx = tune::compiler_command();
+  key.compiler = "compiler " + cxx + " at " + resolved_executable(cxx) + ": " + tune::compiler_version(cxx) +
+                 "\naxon " + executable_identity() + "\nsearch " + settings;
   return key;
 }
 
 // The cache named by --cache, else the default one; nullopt with --no-cache.
 // An unusable default cache is a warning (the search runs without it); an
 // unusable --cache PATH is an error.
-std::optional<tune::Cache> open_cache(const ParsedArgs& args, bool quiet) {
+std::optional<tune::Cache> open_cache(const ParsedArgs& args) {
   if (args.has("--no-cache")) return std::nullopt;
   std::optional<tune::Cache> cache;
   if (const Word* w = args.last("--cache")) {
@@ -137,7 +180,8 @@ std::optional<tune::Cache> open_cache(const ParsedArgs& args, bool quiet) {
       return std::nullopt;
     }
   }
-  if (!cache->warning().empty() && !quiet) std::cerr << "axon: warning: " << cache->warning() << "\n";
+  // Shown with --quiet too: it silences progress, not problems.
+  if (!cache->warning().empty()) std::cerr << "axon: warning: " << cache->warning() << "\n";
   return cache;
 }
 
@@ -179,6 +223,21 @@ std::string inject_fault(std::string source, const std::string& fault) {
 const std::vector<std::string> kKernelFiles = {"kernel.h",  "kernel.cpp",  "kernel.so",  "kernel.json",
                                                "report.md", "report.html", "search.json"};
 const char* const kFileList = "kernel.h,kernel.cpp,kernel.so,kernel.json,report.md,report.html,search.json";
+
+// What OUT/ may hold for axon to replace it: what an earlier search wrote.
+std::vector<std::string> own_names() {
+  std::vector<std::string> names = kKernelFiles;
+  names.push_back("candidates");
+  return names;
+}
+
+void commit(StagedFolder& out, const Word& out_word) {
+  try {
+    out.commit();
+  } catch (const FileError& e) {
+    throw UserError(out_word.loc, e.what());
+  }
+}
 
 // ---- Settings -----------------------------------------------------------------
 
@@ -234,6 +293,19 @@ Settings read_settings(const ParsedArgs& args) {
   s.plan.fuse_elementwise = !s.search.no_fusion;
   if (s.search.default_tiling) s.policy = tile::TilingPolicy::Default;
   return s;
+}
+
+// Every setting that can change what the search chooses, as text for the
+// cache key: all of Settings but `quiet` and `jobs` (parallel compiles never
+// change a kernel). A field added to Settings belongs here unless it is as
+// harmless as those two.
+std::string settings_text(const Settings& s) {
+  std::ostringstream t;
+  t << std::setprecision(17) << s.search.text() << " variants=" << s.search.variants
+    << " max-candidates=" << s.search.max_candidates << " budget=" << s.search.budget_seconds
+    << " seed=" << s.search.seed << " time-limit=" << s.time_limit << " fuse-elementwise=" << s.plan.fuse_elementwise
+    << " policy=" << (s.policy == tile::TilingPolicy::Default ? "default" : "search");
+  return t.str();
 }
 
 // ---- The candidate space --------------------------------------------------------
@@ -456,7 +528,8 @@ void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const h
   worker();
   for (std::thread& t : pool) t.join();
   for (const std::string& log : logs)
-    std::cerr << "axon: internal error: an emitted kernel does not compile: " << log << "\n";
+    std::cerr << "axon: warning: a candidate kernel does not compile (a bug in Axon; the search goes on without it): "
+              << log << "\n";
 }
 
 // ---- The driver ---------------------------------------------------------------------
@@ -468,15 +541,30 @@ void write_kernel_files(const Candidate& c) {
   write_file(c.dir + "/kernel.cpp", c.kernel.source);
 }
 
-// The chosen kernel, answered from the cache: the files as the search wrote them.
-bool answer_from_cache(tune::Cache& cache, const tune::CacheKey& key, const fs::path& out_dir, const Word& out_word,
+// The chosen kernel, answered from the cache: the files as the search wrote
+// them, into the staged folder. An entry without every file is no answer:
+// it is removed, and the search runs again.
+bool answer_from_cache(tune::Cache& cache, const tune::CacheKey& key, StagedFolder& out, const Word& out_word,
                        std::chrono::steady_clock::time_point t0) {
   std::optional<tune::CachedKernel> hit = cache.lookup(key);
-  if (!hit) return false;
-  std::error_code mk;
-  fs::create_directories(out_dir, mk);
-  if (mk) throw UserError(out_word.loc, "cannot create '" + out_dir.string() + "': " + mk.message());
+  auto warn = [&] {
+    if (!cache.warning().empty()) std::cerr << "axon: warning: " << cache.warning() << "\n";
+  };
+  if (!hit) {
+    warn();
+    return false;
+  }
+  std::string missing;
+  for (const std::string& name : kKernelFiles)
+    if (!hit->files.count(name)) missing += (missing.empty() ? "" : ", ") + name;
+  if (!missing.empty()) {
+    cache.forget(key);
+    std::cerr << "axon: warning: kernel cache " << cache.path() << ": the entry lacked " << missing
+              << "; removed it and searching again\n";
+    return false;
+  }
   for (auto& [name, bytes] : hit->files) {
+    if (std::find(kKernelFiles.begin(), kKernelFiles.end(), name) == kKernelFiles.end()) continue;
     if (name == "search.json") {  // as the search wrote it, but answered from the cache
       nlohmann::ordered_json j = nlohmann::ordered_json::parse(bytes, nullptr, false);
       if (j.is_object()) {
@@ -484,11 +572,12 @@ bool answer_from_cache(tune::Cache& cache, const tune::CacheKey& key, const fs::
         bytes = j.dump(2) + "\n";
       }
     }
-    write_file((out_dir / name).string(), bytes);
+    write_file((fs::path(out.path()) / name).string(), bytes);
   }
+  commit(out, out_word);
   std::cout << "chose " << hit->candidate << ": median " << std::setprecision(4) << hit->seconds * 1e3 << " ms; wrote "
-            << out_dir.string() << "/{" << kFileList << "} from the cache " << cache.path() << " ("
-            << std::setprecision(3) << seconds_since(t0) << " s)\n";
+            << out_word.text << "/{" << kFileList << "} from the cache " << cache.path() << " (" << std::setprecision(3)
+            << seconds_since(t0) << " s)\n";
   return true;
 }
 
@@ -583,10 +672,11 @@ class Search {
       }
       c.dir = (work_ / ("c" + std::to_string(i))).string();
       write_kernel_files(c);
-      if (measured.count(c.id))
-        resume(c, measured.at(c.id));
-      else
-        todo.push_back(&c);
+      if (measured.count(c.id)) resume(c, measured.at(c.id));
+      // A valid record is compiled and timed again: its time was taken in
+      // another run, under another load, and the choice compares times of
+      // this one (a failure, the costly part of a search, is not retried).
+      if (!c.from_record || c.valid) todo.push_back(&c);
     }
     state_.total = static_cast<int>(result_.space.selected);
     auto t_compile = std::chrono::steady_clock::now();
@@ -607,11 +697,11 @@ class Search {
     auto better = [&](const Candidate& c) { return c.valid && (!best || c.seconds < best->seconds); };
     for (Candidate& c : result_.candidates) {
       if (!c.selected) break;
-      if (c.from_record || !c.compiled) {
+      if ((c.from_record && !c.valid) || !c.compiled) {
         if (!c.compiled) record(c);
-        if (better(c)) best = &c;
         continue;
       }
+      c.valid = false;  // a valid record counts once timed again, below
       if (best && seconds_since(t0_) > settings_.search.budget_seconds) {
         c.status = "cut off: --budget " + number(settings_.search.budget_seconds) + " s";
         ++result_.space.cut_by_budget;
@@ -644,10 +734,9 @@ class Search {
   // reports; the cache entry.
   void finish() {
     const Candidate& best = *result_.best;
-    const ir::Function& fn = result_.program->kernel;
     tune::CompileResult alone =
         tune::compile_shared(best.dir + "/kernel.cpp", (out_dir_ / "kernel.so").string(), target_.compile_flags);
-    if (!alone.ok) throw UserError(fn.loc, "internal error: the chosen kernel does not compile alone: " + alone.log);
+    if (!alone.ok) throw InternalError(__FILE__, __LINE__, "the chosen kernel does not compile alone: " + alone.log);
     tune::RunRequest check = request((out_dir_ / "kernel.so").string(), "axon_kernel_packed");
     check.warmup = 0;
     tune::RunResult ran = tune::run_isolated(check);
@@ -655,9 +744,9 @@ class Search {
     std::string why = ran.message;
     if (ran.status != tune::RunResult::Status::Ok ||
         !within_tolerance(ran.outputs, reference_.want, best.reduction, error, why))
-      throw UserError(fn.loc, "internal error: the chosen kernel, compiled alone, fails its check: " + why);
-    fs::copy_file(best.dir + "/kernel.h", out_dir_ / "kernel.h", fs::copy_options::overwrite_existing);
-    fs::copy_file(best.dir + "/kernel.cpp", out_dir_ / "kernel.cpp", fs::copy_options::overwrite_existing);
+      throw InternalError(__FILE__, __LINE__, "the chosen kernel, compiled alone, fails its check: " + why);
+    write_file((out_dir_ / "kernel.h").string(), best.kernel.header);
+    write_file((out_dir_ / "kernel.cpp").string(), best.kernel.source);
     const std::string& info = best.kernel.source;
     size_t a = info.find("R\"axon(") + 7, b = info.find(")axon\"");
     write_file((out_dir_ / "kernel.json").string(), info.substr(a, b - a) + "\n");
@@ -673,9 +762,15 @@ class Search {
       cached.summary = cached.files["search.json"];
       cache_->store(key_, cached);
     }
-    std::cout << "chose " << best.name << ": median " << std::setprecision(4) << best.seconds * 1e3 << " ms; wrote "
-              << out_dir_.string() << "/{" << kFileList << "} (" << std::setprecision(3) << result_.phases.total
-              << " s, " << synth_.candidates_proved() << " lowerings proved)\n";
+  }
+
+  // What `axon optimize` prints last, once OUT/ is in place.
+  std::string chosen_line(const std::string& out_name) const {
+    std::ostringstream t;
+    t << "chose " << result_.best->name << ": median " << std::setprecision(4) << result_.best->seconds * 1e3
+      << " ms; wrote " << out_name << "/{" << kFileList << "} (" << std::setprecision(3) << result_.phases.total
+      << " s, " << synth_.candidates_proved() << " lowerings proved)\n";
+    return t.str();
   }
 
   const SearchResult& result() const { return result_; }
@@ -740,7 +835,7 @@ class Search {
     const size_t kConfirmed = 3;
     std::vector<Candidate*> top;
     for (Candidate& c : result_.candidates)
-      if (c.valid && !c.from_record) top.push_back(&c);
+      if (c.valid) top.push_back(&c);  // every valid one was timed in this run
     std::stable_sort(top.begin(), top.end(),
                      [](const Candidate* a, const Candidate* b) { return a->seconds < b->seconds; });
     if (top.size() < 2) return;
@@ -771,13 +866,13 @@ class Search {
 
   void resume(Candidate& c, const tune::CandidateRecord& r) {
     c.from_record = c.measured = true;
-    c.compiled = r.status != "compile error";
+    c.compiled = !r.valid && r.status != "compile error";  // a valid one is compiled again, to be re-timed
     c.valid = r.valid;
     c.seconds = r.seconds;
     c.max_error = r.max_error;
     c.status = r.detail;
     ++result_.resumed;
-    say("  " + c.name + ": measured before (" + (c.valid ? "valid" : c.status) + ")");
+    say("  " + c.name + ": measured before (" + (c.valid ? "valid; timed again" : c.status) + ")");
   }
 
   const Settings& settings_;
@@ -815,29 +910,46 @@ int optimize(const Word& command, const ParsedArgs& args) {
     throw UserError(target_loc, "optimize emits code for cpu targets; " + target.name + " is a " + target.target +
                                     " target (use axon lower)");
   Settings settings = read_settings(args);
-  const SearchOptions& options = settings.search;
 
+  // OUT/ is replaced whole, at the end, by what this run wrote (support/files.h).
+  std::optional<StagedFolder> staged;
+  try {
+    staged.emplace(out_word->text, own_names());
+  } catch (const FileError& e) {
+    throw UserError(out_word->loc, e.what());
+  }
   auto t0 = std::chrono::steady_clock::now();
-  std::optional<tune::Cache> cache = open_cache(args, settings.quiet);
-  tune::CacheKey key = cache_key(program, dims, target,
-                                 options.text() + " variants=" + std::to_string(options.variants) + " max-candidates=" +
-                                     std::to_string(options.max_candidates) + " seed=" + std::to_string(options.seed));
-  if (cache && answer_from_cache(*cache, key, out_word->text, *out_word, t0)) return 0;
+  std::optional<tune::Cache> cache = open_cache(args);
+  tune::CacheKey key = cache_key(program, dims, target, settings_text(settings));
+  if (cache && answer_from_cache(*cache, key, *staged, *out_word, t0)) return 0;
 
-  Search search(program, dims, target, settings, cache, key, out_word->text, t0);
+  Search search(program, dims, target, settings, cache, key, staged->path(), t0);
   search.explore(out_word->loc);
   search.compile();
   if (!search.measure()) {
-    std::string where = search.work().string();
+    // What the search did goes beside OUT/, which stays as it was.
+    std::string failed = out_word->text;
+    while (failed.size() > 1 && failed.back() == '/') failed.pop_back();
+    failed += ".failed";
+    try {
+      staged->commit_to(failed);
+    } catch (const FileError& e) {
+      failed = "(nowhere: " + std::string(e.what()) + ")";
+    }
+    std::string where = failed + "/candidates";
     if (!cpu_supports(target))
       throw UserError(target_loc, "this CPU cannot run code for " + target.name + " (it needs " + target.requires_cpu +
                                       "): the candidates were emitted and compiled in " + where +
-                                      " but none could be validated or timed");
+                                      " but none could be validated or timed; " + out_word->text +
+                                      " was left as it was");
     const std::vector<Candidate>& all = search.result().candidates;
     std::string why = all.empty() ? "no candidates" : all[0].status;
-    throw NoValidKernelError(program.kernel.loc, "no candidate kernel was valid (first: " + why + "); see " + where);
+    throw NoValidKernelError(program.kernel.loc, "no candidate kernel was valid (first: " + why + "); see " + where +
+                                                     "; " + out_word->text + " was left as it was");
   }
   search.finish();
+  commit(*staged, *out_word);
+  std::cout << search.chosen_line(out_word->text);
   return 0;
 }
 
@@ -869,9 +981,14 @@ const Command& optimize_command() {
       "OUT/ receives kernel.h, kernel.cpp, kernel.so, kernel.json, report.md, report.html (plots of every\n"
       "candidate's time and of the search's progress) and search.json (space size, counts, phase times);\n"
       "the measured candidates stay in OUT/candidates/. On a terminal a progress bar shows the search.\n"
-      "The chosen kernel is kept in a persistent cache (SQLite) keyed by the program, sizes, options,\n"
-      "target description, compiler and axon binary: a repeated run answers from it at once, and a\n"
-      "search that was interrupted resumes without measuring its measured candidates again.\n"
+      "OUT/ is replaced whole at the end (written beside it, then renamed into place): it is all of one\n"
+      "search or of the one before. It may be new, empty or an earlier search's; other files in it are\n"
+      "refused. With no valid candidate (exit status 5) OUT/ stays as it was; see OUT.failed/.\n"
+      "The chosen kernel is kept in a persistent cache (SQLite) keyed by the entry, its parameters\n"
+      "(order, names, dtypes), the whole source file, sizes, settings, target description and prelude,\n"
+      "compiler and axon build: a repeated run answers from it at once (each file checked against its\n"
+      "digest), and a search that was interrupted resumes without re-running the candidates that failed\n"
+      "(the valid ones are timed again, so every time compared is of one run).\n"
       "The kernel's C ABI: int ENTRY(const float* in..., float* out...),\n"
       "dense row-major float32 arrays whatever the declared dtype, sizes fixed at emission.\n"
       "--target cpu picks hw/x86-avx512.json when this CPU has AVX-512, else hw/x86-avx2.json.\n",

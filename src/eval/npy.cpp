@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "support/files.h"
+
 namespace axon::eval {
 namespace {
 
@@ -28,7 +30,9 @@ constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
   throw NpyError(name + ": " + problem);
 }
 
-std::string errno_text(int err) { return std::strerror(err); }
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
 
 // Header bytes quoted in a message come from a possibly corrupt file; keep them
 // short and free of bytes that would garble a terminal.
@@ -61,12 +65,10 @@ double half_to_double(uint16_t h) {
   const uint64_t fraction = h & 0x3ff;
   if (exponent == 0x1f) {
     // Infinity or NaN; a NaN keeps its payload so bit patterns survive a round trip.
-    return std::bit_cast<double>((uint64_t{negative} << 63) | (uint64_t{0x7ff} << 52) |
-                                 (fraction << 42));
+    return std::bit_cast<double>((uint64_t{negative} << 63) | (uint64_t{0x7ff} << 52) | (fraction << 42));
   }
-  const double magnitude = exponent == 0
-                               ? std::ldexp(static_cast<double>(fraction), -24)
-                               : std::ldexp(static_cast<double>(fraction | 0x400), exponent - 25);
+  const double magnitude = exponent == 0 ? std::ldexp(static_cast<double>(fraction), -24)
+                                         : std::ldexp(static_cast<double>(fraction | 0x400), exponent - 25);
   return negative ? -magnitude : magnitude;
 }
 
@@ -88,9 +90,8 @@ uint16_t double_to_half(double value) {
   const uint64_t significand = fraction | (uint64_t{1} << 52);
   // A normal half keeps 10 of the 52 fraction bits; a subnormal counts units of 2^-24.
   const int shift = exponent >= -14 ? 42 : 28 - exponent;
-  uint64_t result = exponent >= -14
-                        ? (static_cast<uint64_t>(exponent + 15) << 10) | (fraction >> 42)
-                        : significand >> shift;
+  uint64_t result =
+      exponent >= -14 ? (static_cast<uint64_t>(exponent + 15) << 10) | (fraction >> 42) : significand >> shift;
   const uint64_t remainder = significand & ((uint64_t{1} << shift) - 1);
   const uint64_t halfway = uint64_t{1} << (shift - 1);
   // A carry out of the fraction bumps the exponent, correctly: the largest
@@ -152,15 +153,15 @@ class HeaderParser {
 
  private:
   [[noreturn]] void malformed(const std::string& problem) const {
-    fail(name_, "malformed header: " + problem + " (at byte " + std::to_string(pos_) +
-                    " of the header \"" + printable(text_) + "\")");
+    fail(name_, "malformed header: " + problem + " (at byte " + std::to_string(pos_) + " of the header \"" +
+                    printable(text_) + "\")");
   }
 
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
 
   void skip_space() {
-    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
-                                   text_[pos_] == '\r' || text_[pos_] == '\n'))
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r' || text_[pos_] == '\n'))
       ++pos_;
   }
 
@@ -288,35 +289,26 @@ void store_uint_le(std::string& out, uint64_t value, size_t size) {
 
 double decode(uint64_t raw, size_t itemsize) {
   switch (itemsize) {
-    case 2:
-      return half_to_double(static_cast<uint16_t>(raw));
-    case 4:
-      return std::bit_cast<float>(static_cast<uint32_t>(raw));
-    default:
-      return std::bit_cast<double>(raw);
+    case 2: return half_to_double(static_cast<uint16_t>(raw));
+    case 4: return std::bit_cast<float>(static_cast<uint32_t>(raw));
+    default: return std::bit_cast<double>(raw);
   }
 }
 
 uint64_t encode(double value, NpyDtype dtype) {
   switch (dtype) {
-    case NpyDtype::F16:
-      return double_to_half(value);
-    case NpyDtype::F32:
-      return std::bit_cast<uint32_t>(static_cast<float>(value));
-    case NpyDtype::F64:
-      break;
+    case NpyDtype::F16: return double_to_half(value);
+    case NpyDtype::F32: return std::bit_cast<uint32_t>(static_cast<float>(value));
+    case NpyDtype::F64: break;
   }
   return std::bit_cast<uint64_t>(value);
 }
 
 size_t itemsize_of(NpyDtype dtype) {
   switch (dtype) {
-    case NpyDtype::F16:
-      return 2;
-    case NpyDtype::F32:
-      return 4;
-    case NpyDtype::F64:
-      break;
+    case NpyDtype::F16: return 2;
+    case NpyDtype::F32: return 4;
+    case NpyDtype::F64: break;
   }
   return 8;
 }
@@ -364,44 +356,6 @@ std::string read_file(const std::string& path) {
   return bytes;
 }
 
-// Writing to a sibling temporary file and renaming it over `path` means a crash
-// or a full disk leaves either the old file or the complete new one, never a prefix.
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  namespace fs = std::filesystem;
-  static std::atomic<unsigned> counter{0};
-  const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp = (dir / ("." + target.filename().string() + ".tmp" + std::to_string(::getpid()) + "-" +
-                   std::to_string(counter++)))
-               .string();
-    // O_EXCL against collisions; mode 0666 so the umask applies as for any new file.
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) fail(path, "cannot write: " + errno_text(errno));
-  }
-  if (fd < 0) fail(path, "cannot write: no unused temporary file name in " + dir.string());
-
-  auto abandon = [&](const char* step, int err) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(temp.c_str());
-    fail(path, std::string("cannot write (") + step + "): " + errno_text(err));
-  };
-  for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) abandon("write", errno);
-    done += static_cast<size_t>(n);
-  }
-  // Without fsync a crash after the rename can leave an empty file under the final name.
-  if (::fsync(fd) != 0) abandon("fsync", errno);
-  const int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0) abandon("close", errno);
-  if (::rename(temp.c_str(), path.c_str()) != 0) abandon("rename", errno);
-}
-
 }  // namespace
 
 Tensor parse_npy(const std::string& bytes, const std::string& name) {
@@ -411,8 +365,8 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
   const int major = static_cast<unsigned char>(bytes[6]);
   const int minor = static_cast<unsigned char>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0) {
-    fail(name, "unsupported .npy format version " + std::to_string(major) + "." +
-                   std::to_string(minor) + " (Axon reads 1.0, 2.0 and 3.0)");
+    fail(name, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor) +
+                   " (Axon reads 1.0, 2.0 and 3.0)");
   }
   const size_t length_size = major == 1 ? 2 : 4;
   const size_t header_start = kMagic.size() + 2 + length_size;
@@ -420,23 +374,19 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
   const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
   const uint64_t header_len = load_uint(raw + kMagic.size() + 2, length_size, false);
   if (header_len > bytes.size() - header_start) {
-    fail(name, "truncated: the header length is " + std::to_string(header_len) +
-                   " bytes but only " + std::to_string(bytes.size() - header_start) + " follow");
+    fail(name, "truncated: the header length is " + std::to_string(header_len) + " bytes but only " +
+                   std::to_string(bytes.size() - header_start) + " follow");
   }
-  const Header header =
-      HeaderParser(std::string_view(bytes).substr(header_start, header_len), name).parse();
+  const Header header = HeaderParser(std::string_view(bytes).substr(header_start, header_len), name).parse();
 
   const std::optional<FloatFormat> format = float_format(header.descr);
   if (!format) {
-    fail(name, "unsupported dtype '" + printable(header.descr) +
-                   "' (Axon reads float16, float32 and float64)");
+    fail(name, "unsupported dtype '" + printable(header.descr) + "' (Axon reads float16, float32 and float64)");
   }
-  if (header.fortran_order)
-    fail(name, "Fortran-order arrays are not supported; save with np.ascontiguousarray");
+  if (header.fortran_order) fail(name, "Fortran-order arrays are not supported; save with np.ascontiguousarray");
   const std::optional<int64_t> numel = checked_numel(header.shape);
   if (!numel) {
-    fail(name, "absurd shape " + shape_string(header.shape) +
-                   ": its element count does not fit in 64 bits");
+    fail(name, "absurd shape " + shape_string(header.shape) + ": its element count does not fit in 64 bits");
   }
 
   const size_t data_start = header_start + header_len;
@@ -446,14 +396,13 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
     const std::string size = count <= static_cast<uint64_t>(kInt64Max) / format->itemsize
                                  ? std::to_string(count * format->itemsize) + " bytes"
                                  : "more than 2^63 bytes";
-    fail(name, "truncated: header says " + std::to_string(count) + " elements (" + size +
-                   ") but only " + std::to_string(available) + " bytes follow");
+    fail(name, "truncated: header says " + std::to_string(count) + " elements (" + size + ") but only " +
+                   std::to_string(available) + " bytes follow");
   }
   const uint64_t used = count * format->itemsize;
   if (used < available) {
-    fail(name, "trailing garbage: " + std::to_string(available - used) +
-                   " bytes follow the data (header says " + std::to_string(count) + " elements, " +
-                   std::to_string(used) + " bytes)");
+    fail(name, "trailing garbage: " + std::to_string(available - used) + " bytes follow the data (header says " +
+                   std::to_string(count) + " elements, " + std::to_string(used) + " bytes)");
   }
 
   Tensor t;
@@ -467,15 +416,16 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
   return t;
 }
 
-Tensor read_npy(const std::string& path) { return parse_npy(read_file(path), path); }
+Tensor read_npy(const std::string& path) {
+  return parse_npy(read_file(path), path);
+}
 
 std::string to_npy_bytes(const Tensor& t, NpyDtype dtype) {
   const std::optional<int64_t> numel = checked_numel(t.shape);
   if (!numel) throw std::invalid_argument("to_npy_bytes: invalid shape " + t.shape_str());
   if (t.data.size() != static_cast<uint64_t>(*numel)) {
-    throw std::invalid_argument("to_npy_bytes: shape " + t.shape_str() + " needs " +
-                                std::to_string(*numel) + " values but the tensor holds " +
-                                std::to_string(t.data.size()));
+    throw std::invalid_argument("to_npy_bytes: shape " + t.shape_str() + " needs " + std::to_string(*numel) +
+                                " values but the tensor holds " + std::to_string(t.data.size()));
   }
   const size_t itemsize = itemsize_of(dtype);
   std::string out = npy_prefix(t.shape, dtype);
@@ -485,7 +435,11 @@ std::string to_npy_bytes(const Tensor& t, NpyDtype dtype) {
 }
 
 void write_npy(const std::string& path, const Tensor& t, NpyDtype dtype) {
-  write_file_atomically(path, to_npy_bytes(t, dtype));
+  try {
+    write_file(path, to_npy_bytes(t, dtype));
+  } catch (const FileError& e) {
+    throw NpyError(e.what());
+  }
 }
 
 }  // namespace axon::eval

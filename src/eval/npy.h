@@ -30,8 +30,8 @@ Tensor read_npy(const std::string& path);
 /// Same as read_npy, from the file's bytes; name_for_messages prefixes errors.
 Tensor parse_npy(const std::string& bytes, const std::string& name_for_messages);
 
-/// Writes t atomically (a temporary file in the same directory, then rename),
-/// so a failure never leaves a partial file under `path`. F16 rounds to nearest
+/// Writes t through axon::write_file (support/files.h): a regular file
+/// atomically, a device such as /dev/full in place, every write checked. F16 rounds to nearest
 /// even, overflowing to infinity; F32 rounds as a C cast. Throws NpyError on
 /// I/O failure and std::invalid_argument when t breaks the Tensor invariant.
 void write_npy(const std::string& path, const Tensor& t, NpyDtype dtype = NpyDtype::F64);

@@ -36,8 +36,7 @@ struct SourceLoc {
 /// the location, the source line and the caret.
 class UserError : public std::runtime_error {
  public:
-  UserError(SourceLoc loc, const std::string& message)
-      : std::runtime_error(message), loc_(std::move(loc)) {}
+  UserError(SourceLoc loc, const std::string& message) : std::runtime_error(message), loc_(std::move(loc)) {}
   const SourceLoc& loc() const { return loc_; }
   std::string format() const;
 
@@ -70,8 +69,7 @@ std::string format_diagnostic(const SourceLoc& loc, const std::string& message);
 
 }  // namespace axon
 
-#define AXON_CHECK(cond, msg)                                   \
-  do {                                                          \
-    if (!(cond)) throw ::axon::InternalError(__FILE__, __LINE__, \
-                                             std::string("check failed: " #cond ": ") + (msg)); \
+#define AXON_CHECK(cond, msg)                                                                                       \
+  do {                                                                                                              \
+    if (!(cond)) throw ::axon::InternalError(__FILE__, __LINE__, std::string("check failed: " #cond ": ") + (msg)); \
   } while (0)

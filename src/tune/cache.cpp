@@ -28,14 +28,15 @@ namespace fs = std::filesystem;
 // The schema's identity: PRAGMA application_id marks the file as an Axon
 // kernel cache ("AXKC"), PRAGMA user_version gives the schema's version.
 constexpr int64_t kApplicationId = 0x41584b43;
-constexpr int64_t kSchemaVersion = 1;
+// Version 2: kernel_files.digest; keys cover parameters and the whole source.
+constexpr int64_t kSchemaVersion = 2;
 // Writers hold the lock for one short transaction, so a long wait means
 // something is wrong with the other process; until then, wait.
 constexpr int kBusyTimeoutMs = 30000;
 // Opening may replace a bad file; a new file that is bad too is not retried forever.
 constexpr int kOpenAttempts = 3;
 // Changing how a key is encoded must change this line, so no old digest matches.
-constexpr std::string_view kKeyEncoding = "axon kernel cache key 1\n";
+constexpr std::string_view kKeyEncoding = "axon kernel cache key 2\n";
 
 // NULL stands for NaN in REAL columns: SQLite stores a bound NaN as NULL anyway.
 constexpr const char* kSchema = R"sql(
@@ -55,6 +56,7 @@ CREATE TABLE kernel_files (
   key TEXT NOT NULL,
   name TEXT NOT NULL,
   bytes BLOB NOT NULL,
+  digest TEXT NOT NULL,           -- text_digest(bytes), checked on every read
   PRIMARY KEY (key, name)
 );
 CREATE TABLE candidates (
@@ -626,10 +628,22 @@ std::optional<CachedKernel> Cache::lookup(const CacheKey& key) {
   kernel.seconds = entry.real(1);
   kernel.summary = entry.bytes(2);
 
-  Statement files(*connection_, "SELECT name, bytes FROM kernel_files WHERE key = ?1");
+  Statement files(*connection_, "SELECT name, bytes, digest FROM kernel_files WHERE key = ?1");
   files.bind_text(1, digest);
-  while (files.step()) kernel.files.emplace(files.bytes(0), files.bytes(1));
+  std::string damaged;
+  while (files.step()) {
+    std::string name = files.bytes(0), bytes = files.bytes(1);
+    if (text_digest(bytes) != files.bytes(2)) damaged += (damaged.empty() ? "" : ", ") + name;
+    kernel.files.emplace(std::move(name), std::move(bytes));
+  }
   transaction.commit();
+  if (!damaged.empty()) {
+    // Never handed out: the entry goes, and the caller searches again.
+    forget(key);
+    warning_ = "kernel cache " + in_quotes(path_) + ": the stored " + damaged +
+               " of this kernel did not match its digest; removed the entry";
+    return std::nullopt;
+  }
   return kernel;
 }
 
@@ -650,8 +664,8 @@ void Cache::store(const CacheKey& key, const CachedKernel& kernel) {
   Statement old_files(*connection_, "DELETE FROM kernel_files WHERE key = ?1");
   old_files.bind_text(1, digest).step();
   for (const auto& [name, bytes] : kernel.files) {
-    Statement file(*connection_, "INSERT INTO kernel_files (key, name, bytes) VALUES (?1, ?2, ?3)");
-    file.bind_text(1, digest).bind_text(2, name).bind_blob(3, bytes).step();
+    Statement file(*connection_, "INSERT INTO kernel_files (key, name, bytes, digest) VALUES (?1, ?2, ?3, ?4)");
+    file.bind_text(1, digest).bind_text(2, name).bind_blob(3, bytes).bind_text(4, text_digest(bytes)).step();
   }
   transaction.commit();
 }

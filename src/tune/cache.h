@@ -101,11 +101,15 @@ class Cache {
 
   const std::string& path() const { return path_; }
 
-  /// Empty unless opening found a bad file; then what was wrong and where it
-  /// was moved, for the caller to show as a warning.
+  /// Empty unless opening found a bad file (then what was wrong and where it
+  /// was moved) or, after a lookup, that lookup found a damaged entry
+  /// (replacing what was here): for the caller to show as a warning.
   const std::string& warning() const { return warning_; }
 
-  /// The kernel stored under `key`, or nothing.
+  /// The kernel stored under `key`, or nothing. Every file is checked
+  /// against the digest stored with it: an entry with a damaged file is
+  /// removed and reads as nothing, and warning() says so; otherwise
+  /// warning() is left as it was.
   std::optional<CachedKernel> lookup(const CacheKey& key);
 
   /// Stores `kernel` under `key`, replacing what was there, files included,
