@@ -353,12 +353,12 @@ const Command& run_command() {
        {"--seed", "S", "seed for the random normal inputs not given by --in (default 0)"},
        {"--out", "FILE[,FILE...]", "write the result(s) as float64 .npy, one file per returned tensor"},
        {"--check", "FILE[,FILE...]",
-        "check .npy arrays, one per returned tensor, against the results' rounding\n"
-        "bounds; repeatable (exit status 6 when one is outside)",
+        "check .npy arrays, one per returned tensor, against the results'\n"
+        "rounding bounds; repeatable (exit status 6 when one is outside)",
         true},
        {"--max-memory", "SIZE",
-        "refuse to evaluate when the interpreter would need more memory: bytes, or\n"
-        "with a unit K, M, G, T (default: half the physical memory)"},
+        "refuse to evaluate when the interpreter would need more memory:\n"
+        "bytes, or with a unit K, M, G, T (default: half the physical memory)"},
        {"--help", "", "show this help"}},
       run};
   return command;

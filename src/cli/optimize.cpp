@@ -484,7 +484,8 @@ Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64
     const ir::Param& p = fn.params[i];
     eval::Tensor t = eval::random_normal(eval::concrete_shape(p.type.shape, dims, p.annotation_loc), seed, i);
     std::vector<float> f(t.data.size());
-    for (size_t k = 0; k < f.size(); ++k) f[k] = static_cast<float>(t.data[k] = eval::round_to(t.data[k], p.type.dtype));
+    for (size_t k = 0; k < f.size(); ++k)
+      f[k] = static_cast<float>(t.data[k] = eval::round_to(t.data[k], p.type.dtype));
     inputs.push_back(std::move(t));
     r.inputs.push_back(std::move(f));
   }
@@ -915,8 +916,8 @@ const Command& optimize_command() {
         "~/.cache/axon/kernels.sqlite)"},
        {"--no-cache", "", "neither read nor write the kernel cache"},
        {"--max-memory", "SIZE",
-        "refuse when the reference interpreter would need more memory: bytes, or\n"
-        "with a unit K, M, G, T (default: half the physical memory)"},
+        "refuse when the reference interpreter would need more memory:\n"
+        "bytes, or with a unit K, M, G, T (default: half the physical memory)"},
        {"--quiet", "", "print only the final line"},
        {"--help", "", "show this help"}},
       optimize};

@@ -153,7 +153,8 @@ std::string report_markdown(const SearchResult& r) {
     t << "- chosen: none, no candidate kernel was valid\n";
   t << "- validation: every element within " << number(eval::kBoundFactor) << " E, E the rounding bound the "
     << "reference computes for the declared dtypes (`axon run --check` applies the same test)\n"
-    << "- phases (s): " << phases_text(r.phases) << "\n" << (best ? "- report with plots: `report.html`\n" : "") << "\n"
+    << "- phases (s): " << phases_text(r.phases) << "\n"
+    << (best ? "- report with plots: `report.html`\n" : "") << "\n"
     << "## Candidate space\n\n"
     << space_text(r) << "\n\n"
     << "## Candidates\n\nRanked by the cost model; tilings are MR x NV @ threads per stage. Cut-off ones were "

@@ -6,7 +6,8 @@
 // may plausibly be from the float64 value (see eval/rounding.h for the check
 // and the constant that multiplies E). The rules, one per op, sit next to the
 // op's evaluation in interpreter.cpp. u is the unit round-off of the value's
-// declared dtype (eval/rounding.h), |.| the float64 magnitude:
+// declared dtype and tiny its smallest normal number (eval/rounding.h), added
+// to every rounding below that names u|y|; |.| is the float64 magnitude:
 //   inputs                    0 (the kernel sees exactly the values the reference sees)
 //   constants, sizes          u|c| when c is not exact in the dtype, else 0
 //   -x, |x|                   E(x)
@@ -22,7 +23,7 @@
 //   x ** p                    |p| |x|^(p-1) E(x) + u|y| (p = 2), 4u|y| (other p)
 //   where(a cmp b, t, f)      max(E(t), E(f)), plus |t - f| when |a - b| <= c (E(a) + E(b)):
 //                             the comparison may go either way
-//   sum of n terms x_k        sqrt(sum E(x_k)^2) + u sqrt(sum_{k>=2} s_k^2), s_k the partial sums in
+//   sum of n terms x_k        sqrt(sum E(x_k)^2) + u sqrt(sum_{k>=2} s_k^2) (+ tiny), s_k the partial sums in
 //   (reductions, einsum,      the reference's (sequential) order; an einsum term t = a*b*... has
 //   each prefix of cumsum)    E(t) = sum_i E(a_i) prod_{j!=i} |a_j| + (operands - 1) u|t|
 //   max, min over an axis     the largest E(x_k)

@@ -81,9 +81,8 @@ BoundCheck check(const Got& at, const Evaluation& want) {
 
 std::string BoundCheck::text() const {
   std::ostringstream t;
-  t << std::setprecision(9) << "result " << result << " element " << element << ": got " << got << ", expected "
-    << want << std::setprecision(3) << ": |error| " << std::fabs(got - want) << " is " << worst
-    << " of its bound " << bound;
+  t << std::setprecision(9) << "result " << result << " element " << element << ": got " << got << ", expected " << want
+    << std::setprecision(3) << ": |error| " << std::fabs(got - want) << " is " << worst << " of its bound " << bound;
   return t.str();
 }
 

@@ -91,9 +91,9 @@ TEST(RoundingBound, UnitRoundoffAndRounding) {
   EXPECT_EQ(unit_roundoff(ir::DType::F32), 0x1p-24);
   EXPECT_EQ(unit_roundoff(ir::DType::F16), 0x1p-11);
   EXPECT_EQ(unit_roundoff(ir::DType::BF16), 0x1p-8);
-  EXPECT_EQ(round_to(1 + 0x1p-9, ir::DType::BF16), 1.0);           // a tie... below half: down
+  EXPECT_EQ(round_to(1 + 0x1p-9, ir::DType::BF16), 1.0);             // a tie... below half: down
   EXPECT_EQ(round_to(1 + 3 * 0x1p-9, ir::DType::BF16), 1 + 0x1p-7);  // above half: up
-  EXPECT_EQ(round_to(1 + 0x1p-8, ir::DType::BF16), 1.0);           // a tie: to even
+  EXPECT_EQ(round_to(1 + 0x1p-8, ir::DType::BF16), 1.0);             // a tie: to even
   EXPECT_EQ(round_to(1 + 0x1p-11, ir::DType::F16), 1.0);
   EXPECT_EQ(round_to(1 + 0x1p-10, ir::DType::F16), 1 + 0x1p-10);
   EXPECT_EQ(round_to(0.1, ir::DType::F32), static_cast<double>(0.1f));
