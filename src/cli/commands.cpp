@@ -9,6 +9,7 @@
 #include "eval/bind.h"
 #include "eval/interpreter.h"
 #include "eval/npy.h"
+#include "eval/rounding.h"
 #include "lang/load.h"
 #include "support/build_id.h"
 #include "support/files.h"
@@ -143,6 +144,35 @@ int check(const Word& command, const ParsedArgs& args) {
   return 0;
 }
 
+// run --check: each set of files against the results' rounding bounds;
+// prints the worst element of each. kExitOutsideBound when one is outside.
+int check_results(const std::vector<std::vector<Word>>& sets, const eval::Evaluation& want) {
+  bool all_ok = true;
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const std::vector<Word>& files = sets[s];
+    std::vector<eval::Tensor> got;
+    std::string names;
+    for (size_t i = 0; i < files.size(); ++i) {
+      try {
+        got.push_back(eval::read_npy(files[i].text));
+      } catch (const eval::NpyError& e) {
+        error(files[i].loc, e.what());
+      }
+      if (got.back().shape != want.values[i].shape)
+        error(files[i].loc, files[i].text + " has shape " + got.back().shape_str() + " but result " +
+                                std::to_string(i) + " is " + want.values[i].shape_str());
+      names += (i ? "," : "") + files[i].text;
+    }
+    eval::BoundCheck c = eval::check_within_bound(got, want);
+    all_ok = all_ok && c.ok;
+    std::cout << std::setprecision(3) << "check " << names << ": " << (c.ok ? "within" : "OUTSIDE")
+              << " the rounding bound (|error| <= " << eval::kBoundFactor << " E); max |error| / bound = " << c.worst
+              << "\n";
+    if (c.any) std::cout << "  worst: " << c.text() << "\n";
+  }
+  return all_ok ? 0 : kExitOutsideBound;
+}
+
 int run(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
   ir::Program program = lang::load_program(file.text, entry_of(args), entry_loc(args));
@@ -182,6 +212,20 @@ int run(const Word& command, const ParsedArgs& args) {
                         " tensor(s) but --out names " + std::to_string(outs.size()) + " file(s)");
   }
 
+  // --check, repeatable: each a set of arrays, one per result.
+  std::vector<std::vector<Word>> checks;
+  for (const Word& w : args.options.count("--check") ? args.options.at("--check") : std::vector<Word>{}) {
+    checks.push_back(split_commas(w));
+    for (const Word& c : checks.back())
+      if (c.text.empty()) error(c.loc, "empty file name in --check");
+    if (checks.back().size() != fn.outputs.size())
+      error(w.loc, "kernel '" + fn.name + "' returns " + std::to_string(fn.outputs.size()) +
+                       " tensor(s) but --check names " + std::to_string(checks.back().size()) + " file(s)");
+  }
+  eval::EvalOptions options;
+  options.max_memory_bytes = max_memory_option(args);
+  options.bounds = !checks.empty();
+
   ir::Dims dims = eval::bind_dims(fn, given, provided);
   std::vector<eval::Tensor> inputs;
   std::ostringstream header;
@@ -200,8 +244,12 @@ int run(const Word& command, const ParsedArgs& args) {
       inputs.push_back(eval::random_normal(eval::concrete_shape(p.type.shape, dims, p.annotation_loc), seed, i));
       std::cout << "random normal (seed " << seed << ")\n";
     }
+    // Checked arrays come from a kernel, which sees its inputs in their dtypes.
+    if (options.bounds)
+      for (double& x : inputs.back().data) x = eval::round_to(x, p.type.dtype);
   }
-  std::vector<eval::Tensor> results = eval::evaluate(fn, inputs, dims);
+  eval::Evaluation evaluation = eval::evaluate_bounded(fn, inputs, dims, options);
+  const std::vector<eval::Tensor>& results = evaluation.values;
   for (size_t i = 0; i < results.size(); ++i) {
     std::cout << "result" << (results.size() > 1 ? " " + std::to_string(i) : "") << ": " << fn.outputs[i]->type().str()
               << " = " << results[i].shape_str() << '\n'
@@ -226,7 +274,7 @@ int run(const Word& command, const ParsedArgs& args) {
     error(outs.front().loc, e.what());
   }
   for (const std::string& path : written) std::cout << "wrote " << path << " (float64)\n";
-  return 0;
+  return checks.empty() ? 0 : check_results(checks, evaluation);
 }
 
 }  // namespace
@@ -258,6 +306,29 @@ std::optional<int64_t> int_option(const ParsedArgs& args, const std::string& nam
   return value;
 }
 
+int64_t max_memory_option(const ParsedArgs& args) {
+  const Word* w = args.last("--max-memory");
+  if (!w) return eval::default_max_memory();
+  const std::string& t = w->text;
+  size_t used = 0;
+  double value = -1;
+  try {
+    value = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  std::string unit = t.substr(used);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() > 1 && (unit.substr(1) == "IB" || unit.substr(1) == "B")) unit = unit.substr(0, 1);
+  const std::string units = "KMGT";
+  size_t power = unit.empty() ? 0 : units.find(unit) + 1;
+  if (used == 0 || t[0] == '-' || unit.size() > 1 || power == std::string::npos + 1 || !std::isfinite(value))
+    error(w->loc, "bad --max-memory '" + t + "': expected bytes with an optional unit, such as 8G, 512M or 1.5G");
+  double bytes = value * std::pow(1024.0, static_cast<double>(power));
+  if (bytes < 1 || bytes > 9e18) error(w->loc, "--max-memory must be between 1 byte and 8 EiB");
+  return static_cast<int64_t>(bytes);
+}
+
 const Command& check_command() {
   static const Command command{
       "check",
@@ -273,15 +344,30 @@ const Command& run_command() {
   static const Command command{
       "run",
       "evaluate a kernel with the float64 reference interpreter",
-      "usage: axon run FILE [--dims SPEC] [--in NAME=FILE ...] [--seed S] [--out FILE[,FILE...]]\n\n"
+      "usage: axon run FILE [--dims SPEC] [--in NAME=FILE ...] [--seed S] [--out FILE[,FILE...]]\n"
+      "                [--check FILE[,FILE...]] [--max-memory SIZE]\n\n"
       "Evaluates the kernel in float64 at concrete sizes. Parameters not given by --in are filled with\n"
       "seeded standard normals. Sizes come from --dims and from the shapes of the --in files, which must\n"
-      "agree with each other and with the annotations. Prints each result's shape and a short summary.\n",
+      "agree with each other and with the annotations. Prints each result's shape and a short summary.\n"
+      "--check compares arrays computed elsewhere (a kernel, NumPy in float32) with the results, as\n"
+      "axon optimize validates candidates: the inputs are first rounded to their declared dtypes, and\n"
+      "every element must satisfy |got - expected| <= 8 E, E the rounding bound the interpreter carries\n"
+      "beside each value (float32's unit round-off 2^-24, bf16's 2^-8 and f16's 2^-11 per the dtypes\n"
+      "the program declares; the rules are in the README). Prints the largest |error| / bound and the\n"
+      "worst element of each --check. Exit status 0 when every one is within the bound, 6 when one is\n"
+      "outside it, 1 bad input.\n",
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both: test,M=8"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
        {"--in", "NAME=FILE", "read parameter NAME from a .npy file (float16/32/64, C order); repeatable", true},
        {"--seed", "S", "seed for the random normal inputs not given by --in (default 0)"},
        {"--out", "FILE[,FILE...]", "write the result(s) as float64 .npy, one file per returned tensor"},
+       {"--check", "FILE[,FILE...]",
+        "check .npy arrays, one per returned tensor, against the results'\n"
+        "rounding bounds; repeatable (exit status 6 when one is outside)",
+        true},
+       {"--max-memory", "SIZE",
+        "refuse to evaluate when the interpreter would need more memory:\n"
+        "bytes, or with a unit K, M, G, T (default: half the physical memory)"},
        {"--help", "", "show this help"}},
       run};
   return command;
@@ -306,7 +392,7 @@ std::string usage() {
          "options: --help, --version\n"
          "exit status: 0 success; 1 bad input or environment (file:line:col: error: ...); 2 a bug in\n"
          "             Axon (internal error); verify: 3 refuted, 4 unknown; optimize: 5 no candidate\n"
-         "             kernel was valid\n";
+         "             kernel was valid; run --check: 6 outside the rounding bound\n";
   return out.str();
 }
 

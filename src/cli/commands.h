@@ -38,6 +38,9 @@ const Word& program_file(const ParsedArgs& args, const Word& command, size_t i =
 std::optional<std::string> option_text(const ParsedArgs& args, const std::string& name);
 /// A non-negative integer option value.
 std::optional<int64_t> int_option(const ParsedArgs& args, const std::string& name);
+/// --max-memory: bytes, with an optional unit K, M, G or T (powers of 1024);
+/// the default, half the physical memory, when absent.
+int64_t max_memory_option(const ParsedArgs& args);
 /// --dims: comma-separated NAME=INT entries and SIZES preset names, applied in order.
 ir::Dims parse_dims(const Word& word, const ir::Program& program);
 std::vector<Word> split_commas(const Word& word);

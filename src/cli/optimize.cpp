@@ -26,6 +26,7 @@
 #include "emit/cpu.h"
 #include "eval/bind.h"
 #include "eval/interpreter.h"
+#include "eval/rounding.h"
 #include "fuse/epilogue.h"
 #include "lang/load.h"
 #include "support/build_id.h"
@@ -59,7 +60,7 @@ void write_file(const std::string& path, const std::string& text) {
   }
 }
 
-// The longest fold of the plan: the atol of validation scales with it.
+// The longest fold of the plan (search.json reports it).
 int64_t reduction_length(const tile::Plan& plan) {
   int64_t longest = 1;
   for (const tile::Stage& s : plan.stages) {
@@ -69,33 +70,6 @@ int64_t reduction_length(const tile::Plan& plan) {
     longest = std::max(longest, n);
   }
   return longest;
-}
-
-// Compares a kernel's float32 results with the float64 reference: within
-// rtol 1e-4 and atol 1e-5 x the reduction length; NaN and inf must match.
-bool within_tolerance(const std::vector<std::vector<float>>& got, const std::vector<eval::Tensor>& want,
-                      int64_t reduction, double& max_error, std::string& why) {
-  double atol = 1e-5 * static_cast<double>(reduction), rtol = 1e-4;
-  max_error = 0;
-  for (size_t k = 0; k < want.size(); ++k) {
-    for (size_t i = 0; i < want[k].data.size(); ++i) {
-      double w = want[k].data[i], g = got[k][i];
-      if (std::isnan(w) || std::isinf(w) || std::isnan(g) || std::isinf(g)) {
-        if ((std::isnan(w) && std::isnan(g)) || g == w) continue;
-        why = "result " + std::to_string(k) + " element " + std::to_string(i) + ": got " + std::to_string(g) +
-              ", expected " + std::to_string(w);
-        return false;
-      }
-      double err = std::fabs(g - w);
-      max_error = std::max(max_error, err / (atol + rtol * std::fabs(w)));
-      if (err > atol + rtol * std::fabs(w)) {
-        why = "result " + std::to_string(k) + " element " + std::to_string(i) + ": got " + std::to_string(g) +
-              ", expected " + std::to_string(w) + " (tolerance " + std::to_string(atol + rtol * std::fabs(w)) + ")";
-        return false;
-      }
-    }
-  }
-  return true;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -264,6 +238,7 @@ struct Settings {
   bool quiet = false;
   int jobs = 1;
   double time_limit = 120;
+  int64_t max_memory = 0;  // bytes the reference may use
 };
 
 Settings read_settings(const ParsedArgs& args) {
@@ -279,6 +254,7 @@ Settings read_settings(const ParsedArgs& args) {
     if (s.search.budget_seconds < 1) throw UserError(w->loc, "--budget must be at least 1 second");
   }
   s.quiet = args.has("--quiet");
+  s.max_memory = max_memory_option(args);
   s.jobs =
       static_cast<int>(int_option(args, "--jobs")
                            .value_or(std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()))));
@@ -296,9 +272,10 @@ Settings read_settings(const ParsedArgs& args) {
 }
 
 // Every setting that can change what the search chooses, as text for the
-// cache key: all of Settings but `quiet` and `jobs` (parallel compiles never
-// change a kernel). A field added to Settings belongs here unless it is as
-// harmless as those two.
+// cache key: all of Settings but `quiet`, `jobs` (parallel compiles never
+// change a kernel) and `max_memory` (a limit that refuses before the search
+// or changes nothing). A field added to Settings belongs here unless it is
+// as harmless as those.
 std::string settings_text(const Settings& s) {
   std::ostringstream t;
   t << std::setprecision(17) << s.search.text() << " variants=" << s.search.variants
@@ -581,27 +558,47 @@ bool answer_from_cache(tune::Cache& cache, const tune::CacheKey& key, StagedFold
   return true;
 }
 
-// Reference results on random inputs (float32-rounded, as the kernel sees them).
+// Reference results and their rounding bounds on random inputs, rounded to
+// each parameter's dtype (float32 arrays hold them exactly: the kernel sees
+// the same values).
 struct Reference {
   std::vector<std::vector<float>> inputs;
-  std::vector<eval::Tensor> want;
+  eval::Evaluation want;
   std::vector<size_t> output_sizes;
 };
 
-Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64_t seed) {
+Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64_t seed, int64_t max_memory) {
   Reference r;
   std::vector<eval::Tensor> inputs;
   for (size_t i = 0; i < fn.params.size(); ++i) {
-    eval::Tensor t =
-        eval::random_normal(eval::concrete_shape(fn.params[i].type.shape, dims, fn.params[i].annotation_loc), seed, i);
+    const ir::Param& p = fn.params[i];
+    eval::Tensor t = eval::random_normal(eval::concrete_shape(p.type.shape, dims, p.annotation_loc), seed, i);
     std::vector<float> f(t.data.size());
-    for (size_t k = 0; k < f.size(); ++k) t.data[k] = f[k] = static_cast<float>(t.data[k]);
+    for (size_t k = 0; k < f.size(); ++k)
+      f[k] = static_cast<float>(t.data[k] = eval::round_to(t.data[k], p.type.dtype));
     inputs.push_back(std::move(t));
     r.inputs.push_back(std::move(f));
   }
-  r.want = eval::evaluate(fn, inputs, dims);
-  for (const eval::Tensor& t : r.want) r.output_sizes.push_back(t.data.size());
+  eval::EvalOptions options;
+  options.bounds = true;
+  options.max_memory_bytes = max_memory;
+  r.want = eval::evaluate_bounded(fn, inputs, dims, options);
+  for (const eval::Tensor& t : r.want.values) r.output_sizes.push_back(t.data.size());
   return r;
+}
+
+// Why no candidate was valid: the closest wrong one's error against its
+// bound, else the first candidate's failure.
+std::string no_valid_kernel_text(const std::vector<Candidate>& all) {
+  const Candidate* closest = nullptr;
+  for (const Candidate& c : all)
+    if (c.measured && c.status.rfind("wrong result", 0) == 0 && (!closest || c.max_error < closest->max_error))
+      closest = &c;
+  if (closest)
+    return "the closest, " + closest->name + ", is outside its rounding bound (" +
+           std::to_string(static_cast<int>(eval::kBoundFactor)) + " E) at " +
+           closest->status.substr(std::string("wrong result: ").size());
+  return "first: " + (all.empty() ? std::string("no candidates") : all[0].status);
 }
 
 // One search: its settings, state and the steps of `axon optimize` after
@@ -643,7 +640,7 @@ class Search {
         std::to_string(variants.functions.size()) + " variant(s) from the nu-graph (" +
         std::to_string(variants.proved) + " proved rewrites, " + number(variants.seconds) + " s)");
     auto t_ref = std::chrono::steady_clock::now();
-    reference_ = reference_results(program.kernel, result_.dims, o.seed);
+    reference_ = reference_results(program.kernel, result_.dims, o.seed, settings_.max_memory);
     result_.phases.reference = seconds_since(t_ref);
     std::error_code ec;
     fs::create_directories(work_, ec);
@@ -740,10 +737,12 @@ class Search {
     tune::RunRequest check = request((out_dir_ / "kernel.so").string(), "axon_kernel_packed");
     check.warmup = 0;
     tune::RunResult ran = tune::run_isolated(check);
-    double error = 0;
     std::string why = ran.message;
-    if (ran.status != tune::RunResult::Status::Ok ||
-        !within_tolerance(ran.outputs, reference_.want, best.reduction, error, why))
+    if (ran.status == tune::RunResult::Status::Ok) {
+      eval::BoundCheck checked = eval::check_within_bound(ran.outputs, reference_.want);
+      if (!checked.ok) why = "wrong result: " + checked.text();
+    }
+    if (!why.empty() || ran.status != tune::RunResult::Status::Ok)
       throw InternalError(__FILE__, __LINE__, "the chosen kernel, compiled alone, fails its check: " + why);
     write_file((out_dir_ / "kernel.h").string(), best.kernel.header);
     write_file((out_dir_ / "kernel.cpp").string(), best.kernel.source);
@@ -771,6 +770,14 @@ class Search {
       << " ms; wrote " << out_name << "/{" << kFileList << "} (" << std::setprecision(3) << result_.phases.total
       << " s, " << synth_.candidates_proved() << " lowerings proved)\n";
     return t.str();
+  }
+
+  // OUT/report.md and search.json of a search without a valid kernel: every
+  // candidate's error as a fraction of its bound.
+  void write_failure_report() {
+    result_.phases.total = seconds_since(t0_);
+    write_file((out_dir_ / "report.md").string(), report_markdown(result_));
+    write_file((out_dir_ / "search.json").string(), search_json(result_));
   }
 
   const SearchResult& result() const { return result_; }
@@ -815,10 +822,13 @@ class Search {
     auto t_run = std::chrono::steady_clock::now();
     tune::RunResult ran = tune::run_isolated(r);
     c.measured = true;
+    eval::BoundCheck checked;
+    if (ran.status == tune::RunResult::Status::Ok) checked = eval::check_within_bound(ran.outputs, reference_.want);
+    c.max_error = checked.worst;  // as a fraction of the bound
     if (ran.status != tune::RunResult::Status::Ok) {
       c.status = ran.message;
-    } else if (!within_tolerance(ran.outputs, reference_.want, c.reduction, c.max_error, c.status)) {
-      c.status = "wrong result: " + c.status;
+    } else if (!checked.ok) {
+      c.status = "wrong result: " + checked.text();
     } else {
       c.valid = true;
       c.seconds = ran.median();
@@ -927,10 +937,12 @@ int optimize(const Word& command, const ParsedArgs& args) {
   search.explore(out_word->loc);
   search.compile();
   if (!search.measure()) {
-    // What the search did goes beside OUT/, which stays as it was.
+    // What the search did, its report and candidates, goes beside OUT/,
+    // which stays as it was.
     std::string failed = out_word->text;
     while (failed.size() > 1 && failed.back() == '/') failed.pop_back();
     failed += ".failed";
+    if (cpu_supports(target)) search.write_failure_report();
     try {
       staged->commit_to(failed);
     } catch (const FileError& e) {
@@ -942,10 +954,10 @@ int optimize(const Word& command, const ParsedArgs& args) {
                                       "): the candidates were emitted and compiled in " + where +
                                       " but none could be validated or timed; " + out_word->text +
                                       " was left as it was");
-    const std::vector<Candidate>& all = search.result().candidates;
-    std::string why = all.empty() ? "no candidates" : all[0].status;
-    throw NoValidKernelError(program.kernel.loc, "no candidate kernel was valid (first: " + why + "); see " + where +
-                                                     "; " + out_word->text + " was left as it was");
+    throw NoValidKernelError(program.kernel.loc, "no candidate kernel was valid; " +
+                                                     no_valid_kernel_text(search.result().candidates) + "; see " +
+                                                     failed + "/report.md and " + where + " (" + out_word->text +
+                                                     " was left as it was)");
   }
   search.finish();
   commit(*staged, *out_word);
@@ -961,7 +973,7 @@ const Command& optimize_command() {
       "search a program's variants, fusion choices and tilings for a CPU; keep the fastest valid kernel",
       "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--budget S]\n"
       "                     [--max-candidates N] [--variants N] [--jobs N] [--seed S] [--entry NAME]\n"
-      "                     [--cache PATH | --no-cache]\n"
+      "                     [--cache PATH | --no-cache] [--max-memory SIZE]\n"
       "                     [--no-algebra] [--no-fusion] [--default-tiling] [--no-tuning]\n\n"
       "The search space is every proven variant of the nu-graph (as `axon explore`) x fusion (element-wise\n"
       "chains; epilogues: an element-wise consumer of a contraction or reduction applied as its result is\n"
@@ -975,9 +987,12 @@ const Command& optimize_command() {
       "the model's best points are measured, --max-candidates in all, until --budget runs out.\n"
       "Measuring: compiled several to a translation unit, --jobs units at once; run in a child process\n"
       "with a time limit (a crash or hang is recorded, never fatal); checked against the float64\n"
-      "reference interpreter on random inputs (rtol 1e-4, atol 1e-5 x reduction length); timed after a\n"
-      "warm-up as the median of repeated calls (memory-bound kernels from cold caches). The fastest valid\n"
-      "one is compiled alone and checked again.\n"
+      "reference interpreter on random inputs (each element within 8 E, E the rounding bound the\n"
+      "reference carries beside each value for the declared dtypes: the check of axon run --check);\n"
+      "timed after a warm-up as the median of repeated calls (memory-bound kernels from cold caches).\n"
+      "The fastest valid one is compiled alone and checked again. When none is valid, OUT/ gets\n"
+      "report.md and search.json (each candidate's error as a fraction of its bound) and the exit\n"
+      "status is 5; the message names the closest candidate.\n"
       "OUT/ receives kernel.h, kernel.cpp, kernel.so, kernel.json, report.md, report.html (plots of every\n"
       "candidate's time and of the search's progress) and search.json (space size, counts, phase times);\n"
       "the measured candidates stay in OUT/candidates/. On a terminal a progress bar shows the search.\n"
@@ -1019,6 +1034,9 @@ const Command& optimize_command() {
         "the kernel cache (default $XDG_CACHE_HOME/axon/kernels.sqlite or\n"
         "~/.cache/axon/kernels.sqlite)"},
        {"--no-cache", "", "neither read nor write the kernel cache"},
+       {"--max-memory", "SIZE",
+        "refuse when the reference interpreter would need more memory:\n"
+        "bytes, or with a unit K, M, G, T (default: half the physical memory)"},
        {"--quiet", "", "print only the final line"},
        {"--help", "", "show this help"}},
       optimize};

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/search.h"
+#include "eval/rounding.h"
 #include "fuse/summary.h"
 #include "smt/prover.h"
 #include "tune/report_html.h"
@@ -131,37 +132,53 @@ Workload workload(const ir::Function& fn, const tile::Plan& plan) {
   return w;
 }
 
+// A measured candidate's largest |error| as a fraction of its rounding bound
+// (valid: at most 1); "-" when it gave no results.
+std::string error_fraction(const Candidate& c) {
+  return c.valid || c.status.rfind("wrong", 0) == 0 ? number(c.max_error, 3) : "-";
+}
+
 std::string report_markdown(const SearchResult& r) {
-  const Candidate& best = *r.best;
+  const Candidate* best = r.best;
   std::ostringstream t;
   t << "# axon optimize: " << r.program->kernel.name << "\n\n"
     << "- program: `" << r.program->source->path << "`\n- sizes: " << dims_text(r.dims)
     << "\n- target: " << r.target->name << " (`" << r.target->path << "`)\n- search: " << r.options.text()
     << ", budget " << number(r.options.budget_seconds) << " s, at most " << r.options.max_candidates
-    << " candidates measured, seed " << r.options.seed << "\n- chosen: " << best.name << " (tilings "
-    << tilings_text(best.kernel) << "), median " << ms(best.seconds) << " ms\n- phases (s): " << phases_text(r.phases)
-    << "\n- report with plots: `report.html`\n\n"
+    << " candidates measured, seed " << r.options.seed << "\n";
+  if (best)
+    t << "- chosen: " << best->name << " (tilings " << tilings_text(best->kernel) << "), median " << ms(best->seconds)
+      << " ms, largest error " << number(best->max_error, 3) << " of its rounding bound\n";
+  else
+    t << "- chosen: none, no candidate kernel was valid\n";
+  t << "- validation: every element within " << number(eval::kBoundFactor) << " E, E the rounding bound the "
+    << "reference computes for the declared dtypes (`axon run --check` applies the same test)\n"
+    << "- phases (s): " << phases_text(r.phases) << "\n"
+    << (best ? "- report with plots: `report.html`\n" : "") << "\n"
     << "## Candidate space\n\n"
     << space_text(r) << "\n\n"
     << "## Candidates\n\nRanked by the cost model; tilings are MR x NV @ threads per stage. Cut-off ones were "
-       "emitted and estimated but not compiled.\n\n"
-    << "| rank | candidate | tilings | model ms | status | median ms | max error / tolerance |\n"
+       "emitted and estimated but not compiled. The error column is each result's largest |error| as a fraction "
+       "of its rounding bound: valid at most 1.\n\n"
+    << "| rank | candidate | tilings | model ms | status | median ms | max error / bound |\n"
        "|---|---|---|---|---|---|---|\n";
   const size_t kCutOffRows = 10;
   size_t cut_off = 0;
   for (const Candidate& c : r.candidates) {
     if (!c.selected && ++cut_off > kCutOffRows) continue;
-    t << "| " << c.rank << " | " << c.name << (&c == &best ? " (chosen)" : "") << " | " << tilings_text(c.kernel)
+    t << "| " << c.rank << " | " << c.name << (&c == best ? " (chosen)" : "") << " | " << tilings_text(c.kernel)
       << " | " << ms(c.model_seconds) << " | " << candidate_status(c) << " | " << (c.valid ? ms(c.seconds) : "-")
-      << " | " << (c.valid || c.status.rfind("wrong", 0) == 0 ? number(c.max_error, 3) : "-") << " |\n";
+      << " | " << error_fraction(c) << " |\n";
   }
   if (cut_off > kCutOffRows)
-    t << "| | " << cut_off - kCutOffRows << " more cut off (all are listed in report.html) | | | | | |\n";
+    t << "| | " << cut_off - kCutOffRows << " more cut off" << (best ? " (all are listed in report.html)" : "")
+      << " | | | | | |\n";
+  if (!best) return t.str();
   t << "\n## Chosen variant (NumPy-like)\n\n```python\n"
-    << ir::print_numpy(best.fn) << "```\n\n"
+    << ir::print_numpy(best->fn) << "```\n\n"
     << "## Fused form\n\n"
     << fuse::fusion_markdown(fusion_of(r)) << "\n## Instruction-level form\n\n";
-  for (size_t i = 0; i < best.kernel.stages.size(); ++i) t << stage_text(best.kernel.stages[i], i);
+  for (size_t i = 0; i < best->kernel.stages.size(); ++i) t << stage_text(best->kernel.stages[i], i);
   t << "The full loop nest is `kernel.cpp`; each statement there is one of the lowerings below.\n\n"
     << "## Lowerings used (each proved equal to its hole)\n\n| hole | instructions | verdict | method "
        "|\n|---|---|---|---|\n";
@@ -223,9 +240,20 @@ std::string report_html(const SearchResult& r) {
 }
 
 std::string search_json(const SearchResult& r) {
-  const Candidate& best = *r.best;
+  static const Candidate kNone;  // the fields of "chosen" when no candidate was valid
+  const Candidate& best = r.best ? *r.best : kNone;
   int compiled = 0, valid = 0, measured = 0;
   for (const Candidate& c : r.candidates) compiled += c.compiled, valid += c.valid, measured += c.measured;
+  // Each measured candidate's largest |error| as a fraction of its bound (null: no results).
+  nlohmann::ordered_json errors = nlohmann::ordered_json::array();
+  for (const Candidate& c : r.candidates) {
+    if (!c.measured) continue;
+    bool ran = c.valid || c.status.rfind("wrong", 0) == 0;
+    errors.push_back({{"candidate", c.name},
+                      {"valid", c.valid},
+                      {"error_over_bound", ran && std::isfinite(c.max_error) ? nlohmann::ordered_json(c.max_error)
+                                                                             : nlohmann::ordered_json(nullptr)}});
+  }
   Workload work = workload(r.program->kernel, tile::plan_function(r.program->kernel, r.dims));
   const PhaseTimes& t = r.phases;
   nlohmann::ordered_json j = {
@@ -233,11 +261,16 @@ std::string search_json(const SearchResult& r) {
       {"sizes", dims_text(r.dims)},
       {"target", r.target->name},
       {"options", r.options.text()},
-      {"chosen", best.name},
+      {"chosen", r.best ? nlohmann::ordered_json(best.name) : nlohmann::ordered_json(nullptr)},
       {"chosen_tilings", tilings_text(best.kernel)},
       {"median_seconds", best.seconds},
       {"model_seconds", best.model_seconds},
       {"reduction", best.reduction},
+      {"validation",
+       {{"rule", "|got - want| <= c E, E the reference's rounding bound"},
+        {"c", eval::kBoundFactor},
+        {"chosen_error_over_bound", r.best ? nlohmann::ordered_json(best.max_error) : nlohmann::ordered_json(nullptr)},
+        {"measured", errors}}},
       {"family", work.family},
       {"flops", work.flops},
       {"bytes", work.bytes},

@@ -60,8 +60,9 @@ class NoValidKernelError : public UserError {
 
 /// Exit statuses of the axon command, each with one meaning (README,
 /// `axon help`): 0 success; 1 bad input; 2 a bug in Axon; verify's 3
-/// (refuted) and 4 (unknown); 5 no candidate kernel was valid.
-constexpr int kExitBadInput = 1, kExitInternal = 2, kExitNoValidKernel = 5;
+/// (refuted) and 4 (unknown); 5 no candidate kernel was valid; 6 `run
+/// --check`: an array outside its rounding bound.
+constexpr int kExitBadInput = 1, kExitInternal = 2, kExitNoValidKernel = 5, kExitOutsideBound = 6;
 
 /// "file:line:col: error: message" followed by the source line and a caret
 /// (only the first line when the location is unknown).
