@@ -316,8 +316,7 @@ std::string candidate_name(size_t variant, Candidate::Fusion fusion, int tiling)
 // Every variant x fusion choice x tiling, emitted, deduplicated by the
 // digest of the emitted source, ranked by the cost model.
 std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, const hw::Description& target,
-                                isa::Synthesizer& synth, const Settings& settings, const std::string& entry,
-                                SearchSpace& space) {
+                                isa::Synthesizer& synth, const Settings& settings, SearchSpace& space) {
   std::vector<Candidate> all;
   std::set<std::string> seen;
   space.variants = variants.functions.size();
@@ -353,7 +352,7 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
         all.push_back(std::move(c));
       };
       emit::CpuKernel heuristic =
-          emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, {}, rows);
+          emit::emit_cpu(*plan, variants.functions[v], target, synth, settings.policy, {}, rows);
       if (settings.search.default_tiling || settings.search.no_tuning) {
         space.points += 1;
         add(std::move(heuristic), 0);
@@ -362,7 +361,7 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
       std::vector<std::vector<tile::TileParams>> combos = tiling_combinations(*plan, heuristic, target, space.points);
       add(heuristic, 0);
       for (size_t k = 0; k < combos.size(); ++k)
-        add(emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, combos[k], rows),
+        add(emit::emit_cpu(*plan, variants.functions[v], target, synth, settings.policy, combos[k], rows),
             static_cast<int>(k + 1));
     }
   }
@@ -392,7 +391,7 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
 // The batch source: the first kernel's includes and prelude once, then each
 // kernel's body in its own namespace with its exported symbols renamed
 // (ENTRY_cN, axon_kernel_packed_cN, axon_kernel_info_cN).
-std::string batch_source(const std::vector<Candidate*>& batch, const std::string& entry) {
+std::string batch_source(const std::vector<Candidate*>& batch) {
   const std::string marker = "// ---- kernel ----\n";
   const std::string& first = batch.front()->kernel.source;
   std::string preamble = first.substr(0, first.find(marker));
@@ -405,7 +404,8 @@ std::string batch_source(const std::vector<Candidate*>& batch, const std::string
     AXON_CHECK(at != std::string::npos, "an emitted kernel without its kernel section");
     std::string unit = src.substr(at + marker.size());
     std::string suffix = "_c" + c->id.substr(0, 12);
-    for (const std::string& name : {entry, std::string("axon_kernel_packed"), std::string("axon_kernel_info")})
+    // The entry is a reserved name (emit::kernel_symbol), distinct from the other two and from their renamings.
+    for (const std::string& name : {c->kernel.entry, std::string(emit::kPackedSymbol), std::string(emit::kInfoSymbol)})
       unit = std::regex_replace(unit, std::regex("\\b" + name + "\\("), name + suffix + "(");
     c->symbol = "axon_kernel_packed" + suffix;
     out += "// ---- " + c->name + " ----\nnamespace axon" + suffix + " {\n" + unit + "}  // namespace axon" + suffix +
@@ -417,8 +417,8 @@ std::string batch_source(const std::vector<Candidate*>& batch, const std::string
 // Compiles the selected candidates, several per translation unit, `jobs`
 // units at once. A unit that fails is split into single kernels, so one
 // bad kernel costs only itself.
-void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const hw::Description& target,
-                     const std::string& entry, int jobs, const std::function<void()>& progress) {
+void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const hw::Description& target, int jobs,
+                     const std::function<void()>& progress) {
   if (todo.empty()) return;
   size_t per_unit = std::clamp<size_t>((todo.size() + static_cast<size_t>(jobs) - 1) / static_cast<size_t>(jobs), 1, 6);
   std::vector<std::vector<Candidate*>> units;
@@ -431,7 +431,7 @@ void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const h
   std::function<void(const std::vector<Candidate*>&, const std::string&)> build =
       [&](const std::vector<Candidate*>& unit, const std::string& name) {
         std::string cpp = (work / (name + ".cpp")).string(), so = (work / (name + ".so")).string();
-        write_file(cpp, batch_source(unit, entry));
+        write_file(cpp, batch_source(unit));
         tune::CompileResult r = tune::compile_shared(cpp, so, target.compile_flags);
         if (!r.ok && unit.size() > 1) {
           for (size_t k = 0; k < unit.size(); ++k) build({unit[k]}, name + "_" + std::to_string(k));
@@ -531,7 +531,6 @@ class Search {
         t0_(t0),
         prover_(),
         synth_(target, prover_),
-        entry_(emit::c_identifier(program.kernel.name)),
         bar_on_(!settings.quiet && isatty(fileno(stderr)) != 0 && std::getenv("TERM") != nullptr &&
                 std::string(std::getenv("TERM")) != "dumb"),
         bar_(std::cerr, bar_on_) {
@@ -560,7 +559,7 @@ class Search {
     fs::create_directories(work_, ec);
     if (ec) throw UserError(out_loc, "cannot create '" + work_.string() + "': " + ec.message());
     auto t_lower = std::chrono::steady_clock::now();
-    result_.candidates = generate(variants, result_.dims, target_, synth_, settings_, entry_, result_.space);
+    result_.candidates = generate(variants, result_.dims, target_, synth_, settings_, result_.space);
     result_.phases.lowering = seconds_since(t_lower);
     const SearchSpace& s = result_.space;
     say("  space: " + number(s.points) + " points (" + std::to_string(s.plans) + " plans x tilings); " +
@@ -590,7 +589,7 @@ class Search {
     }
     state_.total = static_cast<int>(result_.space.selected);
     auto t_compile = std::chrono::steady_clock::now();
-    compile_batches(todo, work_, target_, entry_, settings_.jobs, [&] {
+    compile_batches(todo, work_, target_, settings_.jobs, [&] {
       std::lock_guard<std::mutex> guard(state_lock_);
       state_.compiled = 0;
       for (const Candidate* c : todo) state_.compiled += c->compiled || !c->status.empty();
@@ -658,9 +657,7 @@ class Search {
       throw UserError(fn.loc, "internal error: the chosen kernel, compiled alone, fails its check: " + why);
     fs::copy_file(best.dir + "/kernel.h", out_dir_ / "kernel.h", fs::copy_options::overwrite_existing);
     fs::copy_file(best.dir + "/kernel.cpp", out_dir_ / "kernel.cpp", fs::copy_options::overwrite_existing);
-    const std::string& info = best.kernel.source;
-    size_t a = info.find("R\"axon(") + 7, b = info.find(")axon\"");
-    write_file((out_dir_ / "kernel.json").string(), info.substr(a, b - a) + "\n");
+    write_file((out_dir_ / "kernel.json").string(), best.kernel.info_json + "\n");
     result_.phases.total = seconds_since(t0_);
     write_file((out_dir_ / "report.md").string(), report_markdown(result_));
     write_file((out_dir_ / "report.html").string(), report_html(result_));
@@ -788,7 +785,6 @@ class Search {
   std::chrono::steady_clock::time_point t0_;
   smt::Prover prover_;
   isa::Synthesizer synth_;
-  std::string entry_;
   Variants variants_;  // owns the nodes of every candidate's function
   SearchResult result_;
   Reference reference_;
