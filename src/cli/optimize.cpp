@@ -141,9 +141,10 @@ std::optional<tune::Cache> open_cache(const ParsedArgs& args, bool quiet) {
   return cache;
 }
 
-// A test-only hook: AXON_TEST_INJECT="1=crash,2=hang,3=wrong" makes those
-// candidates (by index, 0 = the original) trap, spin forever, or return a
-// wrong first element, so tests can check that the search records such
+// A test-only hook: AXON_TEST_INJECT="1=crash,2=hang,3=wrong,4=memory" makes
+// those candidates (by index, 0 = the original) trap, spin forever, return a
+// wrong first element, or first allocate 1 GiB (and return 1 when that
+// fails, as emitted kernels do), so tests can check that the search records such
 // candidates and goes on. Not for users; not in --help.
 std::map<size_t, std::string> injected_faults() {
   std::map<size_t, std::string> faults;
@@ -170,6 +171,8 @@ std::string inject_fault(std::string source, const std::string& fault) {
     source.insert(body, "  __builtin_trap();\n");
   else if (fault == "hang")
     source.insert(body, "  for (volatile int spin = 0;; spin = spin + 1) {\n  }\n");
+  else if (fault == "memory")
+    source.insert(body, "  void* hog = std::malloc(size_t{1} << 30);\n  if (!hog) return 1;\n  std::free(hog);\n");
   else if (fault == "wrong")
     source.replace(ret, end + 2 - ret,
                    "  int rc = " + source.substr(ret + 9, end - ret - 9) + ";\n  out[0][0] += 1.0f;\n  return rc;\n");
@@ -204,7 +207,7 @@ struct Settings {
   tile::TilingPolicy policy = tile::TilingPolicy::Search;
   bool quiet = false;
   int jobs = 1;
-  double time_limit = 120;
+  RunLimits limits;
 };
 
 Settings read_settings(const ParsedArgs& args) {
@@ -224,8 +227,7 @@ Settings read_settings(const ParsedArgs& args) {
       static_cast<int>(int_option(args, "--jobs")
                            .value_or(std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()))));
   if (s.jobs < 1) throw UserError(args.last("--jobs")->loc, "--jobs must be at least 1");
-  s.time_limit = static_cast<double>(int_option(args, "--time-limit").value_or(120));
-  if (s.time_limit < 1) throw UserError(args.last("--time-limit")->loc, "--time-limit must be at least 1 second");
+  s.limits = run_limits(args);
   // Ablations: each switches one stage of the search off.
   s.search.no_algebra = args.has("--no-algebra");
   s.search.no_fusion = args.has("--no-fusion");
@@ -695,7 +697,9 @@ class Search {
     r.symbol = symbol;
     r.inputs = reference_.inputs;
     r.output_sizes = reference_.output_sizes;
-    r.timeout_s = settings_.time_limit;
+    r.timeout_s = settings_.limits.wall_seconds;
+    r.memory_limit_bytes = settings_.limits.memory_bytes;
+    r.cpu_limit_s = settings_.limits.cpu_seconds;
     return r;
   }
 
@@ -894,6 +898,14 @@ const Command& optimize_command() {
        {"--time-limit", "S",
         "seconds a candidate may run (its first call, warm-up and timing) before\n"
         "it is killed and recorded as timed out (default 120)"},
+       {"--memory-limit", "MIB",
+        "MiB a candidate may allocate beyond its inputs and outputs; over it an\n"
+        "allocation fails and the candidate is recorded as failed (default: half\n"
+        "the physical memory)"},
+       {"--cpu-limit", "S",
+        "CPU seconds a candidate may use, all threads together, before it is\n"
+        "killed and recorded as failed (default: the time limit x the hardware\n"
+        "threads)"},
        {"--cache", "PATH",
         "the kernel cache (default $XDG_CACHE_HOME/axon/kernels.sqlite or\n"
         "~/.cache/axon/kernels.sqlite)"},

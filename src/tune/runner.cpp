@@ -684,7 +684,9 @@ CompileResult compile_shared(const std::string& source_path, const std::string& 
   for (const char* flag : {"-O3", "-std=c++17", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"}) {
     args.push_back(flag);
   }
-  args.insert(args.end(), {"-o", so_path, source_path});
+  // A path that starts with '-' would be read as an option.
+  auto as_path = [](const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; };
+  args.insert(args.end(), {"-o", as_path(so_path), as_path(source_path)});
   for (std::string& flag : split_on_spaces(extra_flags)) args.push_back(std::move(flag));
 
   CompileResult result;

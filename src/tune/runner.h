@@ -43,7 +43,8 @@ std::string compiler_version(const std::string& cxx);
 /// Compiles one C++ source into a shared library with compiler_command()
 /// (split on spaces, so "ccache g++" works), using
 ///   -O3 -std=c++17 -fPIC -shared -fopenmp -fno-math-errno -o so_path source_path
-/// followed by `extra_flags` split on spaces (so later flags override, and -l
+/// (a path that starts with '-' as ./PATH, so that it stays a path) followed
+/// by `extra_flags` split on spaces (so later flags override, and -l
 /// libraries come after the source). so_path is removed first, so a failed
 /// compile never leaves a stale library behind. Compile errors, and a missing
 /// compiler, give ok = false with the reason in log; this never throws.
