@@ -206,7 +206,7 @@ const Command& exec_command() {
        {"--out", "FILE[,FILE...]", "write the result(s) as float32 .npy"},
        {"--seed", "S", "seed for inputs not given (default 0)"},
        {"--time", "N", "also time N calls and print the median"},
-       {"--time-limit", "S", "seconds the kernel may run, all calls together, before it is killed (default 120)"},
+       {"--time-limit", "S", "seconds the kernel may run, all calls together, before it is killed\n(default 120)"},
        {"--memory-limit", "MIB",
         "MiB the kernel may allocate beyond its inputs and outputs (default: half\nthe physical memory)"},
        {"--cpu-limit", "S",

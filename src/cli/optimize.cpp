@@ -849,6 +849,7 @@ const Command& optimize_command() {
       "search a program's variants, fusion choices and tilings for a CPU; keep the fastest valid kernel",
       "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--budget S]\n"
       "                     [--max-candidates N] [--variants N] [--jobs N] [--seed S] [--entry NAME]\n"
+      "                     [--time-limit S] [--memory-limit MIB] [--cpu-limit S]\n"
       "                     [--cache PATH | --no-cache]\n"
       "                     [--no-algebra] [--no-fusion] [--default-tiling] [--no-tuning]\n\n"
       "The search space is every proven variant of the nu-graph (as `axon explore`) x fusion (element-wise\n"
@@ -873,7 +874,10 @@ const Command& optimize_command() {
       "target description, compiler and axon binary: a repeated run answers from it at once, and a\n"
       "search that was interrupted resumes without measuring its measured candidates again.\n"
       "The kernel's C ABI: int ENTRY(const float* in..., float* out...),\n"
-      "dense row-major float32 arrays whatever the declared dtype, sizes fixed at emission.\n"
+      "dense row-major float32 arrays whatever the declared dtype, sizes fixed at emission; ENTRY is\n"
+      "axon_k_NAME for a kernel NAME that is an ASCII identifier (else axon_ku and NAME with each byte\n"
+      "outside [A-Za-z0-9] as _ and two hex digits), declared in kernel.h and named in kernel.json;\n"
+      "also int axon_kernel_packed(const float* const* in, float* const* out).\n"
       "--target cpu picks hw/x86-avx512.json when this CPU has AVX-512, else hw/x86-avx2.json.\n",
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both"},
        {"-o", "DIR", "the output folder (created)"},
