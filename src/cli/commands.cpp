@@ -5,6 +5,7 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "eval/bind.h"
 #include "eval/interpreter.h"
@@ -13,6 +14,7 @@
 #include "lang/load.h"
 #include "support/build_id.h"
 #include "support/files.h"
+#include "tune/runner.h"
 
 #ifndef AXON_VERSION
 #define AXON_VERSION "0.1.0"
@@ -327,6 +329,24 @@ int64_t max_memory_option(const ParsedArgs& args) {
   double bytes = value * std::pow(1024.0, static_cast<double>(power));
   if (bytes < 1 || bytes > 9e18) error(w->loc, "--max-memory must be between 1 byte and 8 EiB");
   return static_cast<int64_t>(bytes);
+}
+
+RunLimits run_limits(const ParsedArgs& args) {
+  RunLimits limits;
+  limits.wall_seconds = static_cast<double>(int_option(args, "--time-limit").value_or(120));
+  if (limits.wall_seconds < 1) error(args.last("--time-limit")->loc, "--time-limit must be at least 1 second");
+  limits.memory_bytes = tune::default_memory_limit_bytes();
+  if (std::optional<int64_t> mib = int_option(args, "--memory-limit")) {
+    if (*mib < 1 || *mib > (int64_t{1} << 40))
+      error(args.last("--memory-limit")->loc, "--memory-limit must be between 1 and 2^40 MiB");
+    limits.memory_bytes = static_cast<size_t>(*mib) << 20;
+  }
+  limits.cpu_seconds = limits.wall_seconds * std::max(1u, std::thread::hardware_concurrency());
+  if (std::optional<int64_t> cpu = int_option(args, "--cpu-limit")) {
+    if (*cpu < 1) error(args.last("--cpu-limit")->loc, "--cpu-limit must be at least 1 second");
+    limits.cpu_seconds = static_cast<double>(*cpu);
+  }
+  return limits;
 }
 
 const Command& check_command() {

@@ -44,6 +44,17 @@ int64_t max_memory_option(const ParsedArgs& args);
 /// --dims: comma-separated NAME=INT entries and SIZES preset names, applied in order.
 ir::Dims parse_dims(const Word& word, const ir::Program& program);
 std::vector<Word> split_commas(const Word& word);
+/// What a kernel's child process may use (optimize, exec): --time-limit S of
+/// wall time (default 120), --memory-limit MIB beyond what it holds at its
+/// first call (default: half this machine's physical memory), --cpu-limit S of
+/// CPU time, all threads together (default: the time limit x this machine's
+/// hardware threads, what a kernel on every core can use in that time).
+struct RunLimits {
+  double wall_seconds = 120;
+  size_t memory_bytes = 0;
+  double cpu_seconds = 0;
+};
+RunLimits run_limits(const ParsedArgs& args);
 /// Up to `count` variants of the kernel's first result from the nu-graph
 /// after propagation: structurally distinct ones first (explore.cpp).
 struct Variants {

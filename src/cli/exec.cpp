@@ -3,8 +3,11 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
 
 #include "cli/commands.h"
+#include "emit/cpu.h"
 #include "eval/bind.h"
 #include "eval/npy.h"
 #include "support/files.h"
@@ -23,10 +26,61 @@ struct Port {
   }
 };
 
+constexpr int64_t kMostElements = int64_t{1} << 40;
+
 std::vector<Port> ports(const nlohmann::json& list) {
   std::vector<Port> result;
-  for (const nlohmann::json& p : list) result.push_back({p.at("name"), p.at("dtype"), p.at("shape")});
+  for (const nlohmann::json& p : list) {
+    result.push_back({p.at("name"), p.at("dtype"), p.at("shape")});
+    int64_t elements = 1;
+    for (int64_t d : result.back().shape) {
+      if (d < 1 || d > kMostElements / elements) throw std::out_of_range("a shape that is not a list of sizes >= 1");
+      elements *= d;
+    }
+  }
   return result;
+}
+
+// A kernel's description: the ports that exec relies on, and the whole.
+struct KernelInfo {
+  nlohmann::json json;
+  std::vector<Port> ins, outs;
+};
+
+KernelInfo kernel_info(const std::string& text) {
+  KernelInfo info;
+  info.json = nlohmann::json::parse(text);
+  info.ins = ports(info.json.at("inputs"));
+  info.outs = ports(info.json.at("outputs"));
+  return info;
+}
+
+// Why kernel.json (`listed`) and the library's own description
+// (`embedded`) disagree, or empty: each port's name, dtype and shape first.
+std::string disagreement(const KernelInfo& listed, const KernelInfo& embedded) {
+  for (auto [kind, a, b] :
+       {std::tuple{"input", &listed.ins, &embedded.ins}, {"output", &listed.outs, &embedded.outs}}) {
+    if (a->size() != b->size())
+      return std::to_string(a->size()) + " " + kind + "(s) in kernel.json but " + std::to_string(b->size()) +
+             " in kernel.so";
+    for (size_t i = 0; i < a->size(); ++i) {
+      const Port &p = (*a)[i], &q = (*b)[i];
+      std::string which = std::string(kind) + " " + std::to_string(i) + " '" + q.name + "'";
+      if (p.name != q.name) return which + " is called '" + p.name + "' in kernel.json";
+      if (p.dtype != q.dtype)
+        return which + " has dtype " + p.dtype + " in kernel.json but " + q.dtype + " in kernel.so";
+      if (p.shape != q.shape)
+        return which + " has shape " + ir::shape_str(p.shape) + " in kernel.json but " + ir::shape_str(q.shape) +
+               " in kernel.so";
+    }
+  }
+  for (const auto& [key, value] : embedded.json.items())
+    if (!listed.json.contains(key) || listed.json[key] != value)
+      return "'" + key + "' is " + (listed.json.contains(key) ? listed.json[key].dump() : "missing") +
+             " in kernel.json but " + value.dump() + " in kernel.so";
+  for (const auto& [key, value] : listed.json.items())
+    if (!embedded.json.contains(key)) return "'" + key + "' in kernel.json is not in kernel.so";
+  return "";
 }
 
 int exec(const Word& command, const ParsedArgs& args) {
@@ -39,15 +93,27 @@ int exec(const Word& command, const ParsedArgs& args) {
   if (!info_file || !std::filesystem::exists(folder / "kernel.so"))
     throw UserError(dir.loc,
                     "'" + dir.text + "' is not a folder written by axon optimize (no kernel.json and kernel.so)");
-  nlohmann::json info;
-  std::vector<Port> ins, outs;
+  RunLimits limits = run_limits(args);
+  std::string so_path = (folder / "kernel.so").string();
+  KernelInfo listed, embedded;
   try {
-    info = nlohmann::json::parse(info_file);
-    ins = ports(info.at("inputs"));
-    outs = ports(info.at("outputs"));
-  } catch (const nlohmann::json::exception& e) {
+    std::ostringstream text;
+    text << info_file.rdbuf();
+    listed = kernel_info(text.str());
+  } catch (const std::exception& e) {
     throw UserError(dir.loc, (folder / "kernel.json").string() + ": not a valid kernel description: " + e.what());
   }
+  // The library's own description, read in a child: the library is not trusted until it is checked.
+  tune::StringResult own = tune::read_string_isolated(so_path, emit::kInfoSymbol, limits.wall_seconds);
+  if (!own.ok) throw UserError(dir.loc, so_path + " is not a kernel library written by axon optimize: " + own.message);
+  try {
+    embedded = kernel_info(own.text);
+  } catch (const std::exception& e) {
+    throw UserError(dir.loc, so_path + ": its embedded description is not valid: " + e.what());
+  }
+  if (std::string why = disagreement(listed, embedded); !why.empty())
+    throw UserError(dir.loc, (folder / "kernel.json").string() + " does not describe " + so_path + ": " + why);
+  const std::vector<Port>&ins = embedded.ins, &outs = embedded.outs;
 
   std::vector<std::optional<std::vector<float>>> given(ins.size());
   for (const Word& w : args.options.count("--in") ? args.options.at("--in") : std::vector<Word>{}) {
@@ -71,12 +137,16 @@ int exec(const Word& command, const ParsedArgs& args) {
     }
     if (t.shape != ins[i].shape)
       throw UserError(loc_in(w, eq + 1), "input '" + name + "' has shape " + ir::shape_str(t.shape) +
-                                             " but the kernel was emitted for " + ir::shape_str(ins[i].shape));
+                                             " but the kernel was emitted for " + ir::shape_str(ins[i].shape) +
+                                             " (kernel.json and kernel.so agree)");
     given[i] = std::vector<float>(t.data.begin(), t.data.end());
   }
   uint64_t seed = static_cast<uint64_t>(int_option(args, "--seed").value_or(0));
   tune::RunRequest request;
-  request.so_path = (folder / "kernel.so").string();
+  request.so_path = so_path;
+  request.timeout_s = limits.wall_seconds;
+  request.memory_limit_bytes = limits.memory_bytes;
+  request.cpu_limit_s = limits.cpu_seconds;
   for (size_t i = 0; i < ins.size(); ++i) {
     if (!given[i]) {
       eval::Tensor t = eval::random_normal(ins[i].shape, seed, i);
@@ -134,13 +204,21 @@ const Command& exec_command() {
   static const Command command{
       "exec",
       "run a kernel emitted by axon optimize",
-      "usage: axon exec OUT/ [--in NAME=FILE.npy ...] [--out FILE[,FILE...]] [--seed S] [--time N]\n\n"
-      "Loads OUT/kernel.so in a child process and calls it through its C ABI with the given inputs\n"
-      "(converted to float32; inputs not given are random normal). Results are written as float32 .npy.\n",
+      "usage: axon exec OUT/ [--in NAME=FILE.npy ...] [--out FILE[,FILE...]] [--seed S] [--time N]\n"
+      "                 [--time-limit S] [--memory-limit MIB] [--cpu-limit S]\n\n"
+      "Checks OUT/kernel.json against the description that OUT/kernel.so embeds (read in a child\n"
+      "process) and each input's shape against both, then calls the kernel in a child process, under\n"
+      "the limits, through its C ABI with the given inputs (float16/32/64 .npy, converted to float32;\n"
+      "inputs not given are random normal). Results are written as float32 .npy.\n",
       {{"--in", "NAME=FILE", "an input as .npy (float16/32/64, C order, the emitted shape); repeatable", true},
        {"--out", "FILE[,FILE...]", "write the result(s) as float32 .npy"},
        {"--seed", "S", "seed for inputs not given (default 0)"},
        {"--time", "N", "also time N calls and print the median"},
+       {"--time-limit", "S", "seconds the kernel may run, all calls together, before it is killed\n(default 120)"},
+       {"--memory-limit", "MIB",
+        "MiB the kernel may allocate beyond its inputs and outputs (default: half\nthe physical memory)"},
+       {"--cpu-limit", "S",
+        "CPU seconds the kernel may use, all threads together (default: the time\nlimit x the hardware threads)"},
        {"--help", "", "show this help"}},
       exec};
   return command;

@@ -159,9 +159,10 @@ std::optional<tune::Cache> open_cache(const ParsedArgs& args) {
   return cache;
 }
 
-// A test-only hook: AXON_TEST_INJECT="1=crash,2=hang,3=wrong" makes those
-// candidates (by index, 0 = the original) trap, spin forever, or return a
-// wrong first element, so tests can check that the search records such
+// A test-only hook: AXON_TEST_INJECT="1=crash,2=hang,3=wrong,4=memory" makes
+// those candidates (by index, 0 = the original) trap, spin forever, return a
+// wrong first element, or first allocate 1 GiB (and return 1 when that
+// fails, as emitted kernels do), so tests can check that the search records such
 // candidates and goes on. Not for users; not in --help.
 std::map<size_t, std::string> injected_faults() {
   std::map<size_t, std::string> faults;
@@ -188,6 +189,8 @@ std::string inject_fault(std::string source, const std::string& fault) {
     source.insert(body, "  __builtin_trap();\n");
   else if (fault == "hang")
     source.insert(body, "  for (volatile int spin = 0;; spin = spin + 1) {\n  }\n");
+  else if (fault == "memory")
+    source.insert(body, "  void* hog = std::malloc(size_t{1} << 30);\n  if (!hog) return 1;\n  std::free(hog);\n");
   else if (fault == "wrong")
     source.replace(ret, end + 2 - ret,
                    "  int rc = " + source.substr(ret + 9, end - ret - 9) + ";\n  out[0][0] += 1.0f;\n  return rc;\n");
@@ -237,7 +240,7 @@ struct Settings {
   tile::TilingPolicy policy = tile::TilingPolicy::Search;
   bool quiet = false;
   int jobs = 1;
-  double time_limit = 120;
+  RunLimits limits;
   int64_t max_memory = 0;  // bytes the reference may use
 };
 
@@ -259,8 +262,7 @@ Settings read_settings(const ParsedArgs& args) {
       static_cast<int>(int_option(args, "--jobs")
                            .value_or(std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()))));
   if (s.jobs < 1) throw UserError(args.last("--jobs")->loc, "--jobs must be at least 1");
-  s.time_limit = static_cast<double>(int_option(args, "--time-limit").value_or(120));
-  if (s.time_limit < 1) throw UserError(args.last("--time-limit")->loc, "--time-limit must be at least 1 second");
+  s.limits = run_limits(args);
   // Ablations: each switches one stage of the search off.
   s.search.no_algebra = args.has("--no-algebra");
   s.search.no_fusion = args.has("--no-fusion");
@@ -280,7 +282,8 @@ std::string settings_text(const Settings& s) {
   std::ostringstream t;
   t << std::setprecision(17) << s.search.text() << " variants=" << s.search.variants
     << " max-candidates=" << s.search.max_candidates << " budget=" << s.search.budget_seconds
-    << " seed=" << s.search.seed << " time-limit=" << s.time_limit << " fuse-elementwise=" << s.plan.fuse_elementwise
+    << " seed=" << s.search.seed << " time-limit=" << s.limits.wall_seconds << " memory-limit=" << s.limits.memory_bytes
+    << " cpu-limit=" << s.limits.cpu_seconds << " fuse-elementwise=" << s.plan.fuse_elementwise
     << " policy=" << (s.policy == tile::TilingPolicy::Default ? "default" : "search");
   return t.str();
 }
@@ -365,8 +368,7 @@ std::string candidate_name(size_t variant, Candidate::Fusion fusion, int tiling)
 // Every variant x fusion choice x tiling, emitted, deduplicated by the
 // digest of the emitted source, ranked by the cost model.
 std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, const hw::Description& target,
-                                isa::Synthesizer& synth, const Settings& settings, const std::string& entry,
-                                SearchSpace& space) {
+                                isa::Synthesizer& synth, const Settings& settings, SearchSpace& space) {
   std::vector<Candidate> all;
   std::set<std::string> seen;
   space.variants = variants.functions.size();
@@ -402,7 +404,7 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
         all.push_back(std::move(c));
       };
       emit::CpuKernel heuristic =
-          emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, {}, rows);
+          emit::emit_cpu(*plan, variants.functions[v], target, synth, settings.policy, {}, rows);
       if (settings.search.default_tiling || settings.search.no_tuning) {
         space.points += 1;
         add(std::move(heuristic), 0);
@@ -411,7 +413,7 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
       std::vector<std::vector<tile::TileParams>> combos = tiling_combinations(*plan, heuristic, target, space.points);
       add(heuristic, 0);
       for (size_t k = 0; k < combos.size(); ++k)
-        add(emit::emit_cpu(*plan, variants.functions[v], target, synth, entry, settings.policy, combos[k], rows),
+        add(emit::emit_cpu(*plan, variants.functions[v], target, synth, settings.policy, combos[k], rows),
             static_cast<int>(k + 1));
     }
   }
@@ -441,7 +443,7 @@ std::vector<Candidate> generate(const Variants& variants, const ir::Dims& dims, 
 // The batch source: the first kernel's includes and prelude once, then each
 // kernel's body in its own namespace with its exported symbols renamed
 // (ENTRY_cN, axon_kernel_packed_cN, axon_kernel_info_cN).
-std::string batch_source(const std::vector<Candidate*>& batch, const std::string& entry) {
+std::string batch_source(const std::vector<Candidate*>& batch) {
   const std::string marker = "// ---- kernel ----\n";
   const std::string& first = batch.front()->kernel.source;
   std::string preamble = first.substr(0, first.find(marker));
@@ -454,7 +456,8 @@ std::string batch_source(const std::vector<Candidate*>& batch, const std::string
     AXON_CHECK(at != std::string::npos, "an emitted kernel without its kernel section");
     std::string unit = src.substr(at + marker.size());
     std::string suffix = "_c" + c->id.substr(0, 12);
-    for (const std::string& name : {entry, std::string("axon_kernel_packed"), std::string("axon_kernel_info")})
+    // The entry is a reserved name (emit::kernel_symbol), distinct from the other two and from their renamings.
+    for (const std::string& name : {c->kernel.entry, std::string(emit::kPackedSymbol), std::string(emit::kInfoSymbol)})
       unit = std::regex_replace(unit, std::regex("\\b" + name + "\\("), name + suffix + "(");
     c->symbol = "axon_kernel_packed" + suffix;
     out += "// ---- " + c->name + " ----\nnamespace axon" + suffix + " {\n" + unit + "}  // namespace axon" + suffix +
@@ -466,8 +469,8 @@ std::string batch_source(const std::vector<Candidate*>& batch, const std::string
 // Compiles the selected candidates, several per translation unit, `jobs`
 // units at once. A unit that fails is split into single kernels, so one
 // bad kernel costs only itself.
-void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const hw::Description& target,
-                     const std::string& entry, int jobs, const std::function<void()>& progress) {
+void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const hw::Description& target, int jobs,
+                     const std::function<void()>& progress) {
   if (todo.empty()) return;
   size_t per_unit = std::clamp<size_t>((todo.size() + static_cast<size_t>(jobs) - 1) / static_cast<size_t>(jobs), 1, 6);
   std::vector<std::vector<Candidate*>> units;
@@ -480,7 +483,7 @@ void compile_batches(std::vector<Candidate*> todo, const fs::path& work, const h
   std::function<void(const std::vector<Candidate*>&, const std::string&)> build =
       [&](const std::vector<Candidate*>& unit, const std::string& name) {
         std::string cpp = (work / (name + ".cpp")).string(), so = (work / (name + ".so")).string();
-        write_file(cpp, batch_source(unit, entry));
+        write_file(cpp, batch_source(unit));
         tune::CompileResult r = tune::compile_shared(cpp, so, target.compile_flags);
         if (!r.ok && unit.size() > 1) {
           for (size_t k = 0; k < unit.size(); ++k) build({unit[k]}, name + "_" + std::to_string(k));
@@ -617,7 +620,6 @@ class Search {
         t0_(t0),
         prover_(),
         synth_(target, prover_),
-        entry_(emit::c_identifier(program.kernel.name)),
         bar_on_(!settings.quiet && isatty(fileno(stderr)) != 0 && std::getenv("TERM") != nullptr &&
                 std::string(std::getenv("TERM")) != "dumb"),
         bar_(std::cerr, bar_on_) {
@@ -646,7 +648,7 @@ class Search {
     fs::create_directories(work_, ec);
     if (ec) throw UserError(out_loc, "cannot create '" + work_.string() + "': " + ec.message());
     auto t_lower = std::chrono::steady_clock::now();
-    result_.candidates = generate(variants, result_.dims, target_, synth_, settings_, entry_, result_.space);
+    result_.candidates = generate(variants, result_.dims, target_, synth_, settings_, result_.space);
     result_.phases.lowering = seconds_since(t_lower);
     const SearchSpace& s = result_.space;
     say("  space: " + number(s.points) + " points (" + std::to_string(s.plans) + " plans x tilings); " +
@@ -677,7 +679,7 @@ class Search {
     }
     state_.total = static_cast<int>(result_.space.selected);
     auto t_compile = std::chrono::steady_clock::now();
-    compile_batches(todo, work_, target_, entry_, settings_.jobs, [&] {
+    compile_batches(todo, work_, target_, settings_.jobs, [&] {
       std::lock_guard<std::mutex> guard(state_lock_);
       state_.compiled = 0;
       for (const Candidate* c : todo) state_.compiled += c->compiled || !c->status.empty();
@@ -746,9 +748,7 @@ class Search {
       throw InternalError(__FILE__, __LINE__, "the chosen kernel, compiled alone, fails its check: " + why);
     write_file((out_dir_ / "kernel.h").string(), best.kernel.header);
     write_file((out_dir_ / "kernel.cpp").string(), best.kernel.source);
-    const std::string& info = best.kernel.source;
-    size_t a = info.find("R\"axon(") + 7, b = info.find(")axon\"");
-    write_file((out_dir_ / "kernel.json").string(), info.substr(a, b - a) + "\n");
+    write_file((out_dir_ / "kernel.json").string(), best.kernel.info_json + "\n");
     result_.phases.total = seconds_since(t0_);
     write_file((out_dir_ / "report.md").string(), report_markdown(result_));
     write_file((out_dir_ / "report.html").string(), report_html(result_));
@@ -800,7 +800,9 @@ class Search {
     r.symbol = symbol;
     r.inputs = reference_.inputs;
     r.output_sizes = reference_.output_sizes;
-    r.timeout_s = settings_.time_limit;
+    r.timeout_s = settings_.limits.wall_seconds;
+    r.memory_limit_bytes = settings_.limits.memory_bytes;
+    r.cpu_limit_s = settings_.limits.cpu_seconds;
     return r;
   }
 
@@ -893,7 +895,6 @@ class Search {
   std::chrono::steady_clock::time_point t0_;
   smt::Prover prover_;
   isa::Synthesizer synth_;
-  std::string entry_;
   Variants variants_;  // owns the nodes of every candidate's function
   SearchResult result_;
   Reference reference_;
@@ -973,6 +974,7 @@ const Command& optimize_command() {
       "search a program's variants, fusion choices and tilings for a CPU; keep the fastest valid kernel",
       "usage: axon optimize FILE --dims SPEC -o OUT/ [--target cpu|FILE.json] [--budget S]\n"
       "                     [--max-candidates N] [--variants N] [--jobs N] [--seed S] [--entry NAME]\n"
+      "                     [--time-limit S] [--memory-limit MIB] [--cpu-limit S]\n"
       "                     [--cache PATH | --no-cache] [--max-memory SIZE]\n"
       "                     [--no-algebra] [--no-fusion] [--default-tiling] [--no-tuning]\n\n"
       "The search space is every proven variant of the nu-graph (as `axon explore`) x fusion (element-wise\n"
@@ -1005,7 +1007,10 @@ const Command& optimize_command() {
       "digest), and a search that was interrupted resumes without re-running the candidates that failed\n"
       "(the valid ones are timed again, so every time compared is of one run).\n"
       "The kernel's C ABI: int ENTRY(const float* in..., float* out...),\n"
-      "dense row-major float32 arrays whatever the declared dtype, sizes fixed at emission.\n"
+      "dense row-major float32 arrays whatever the declared dtype, sizes fixed at emission; ENTRY is\n"
+      "axon_k_NAME for a kernel NAME that is an ASCII identifier (else axon_ku and NAME with each byte\n"
+      "outside [A-Za-z0-9] as _ and two hex digits), declared in kernel.h and named in kernel.json;\n"
+      "also int axon_kernel_packed(const float* const* in, float* const* out).\n"
       "--target cpu picks hw/x86-avx512.json when this CPU has AVX-512, else hw/x86-avx2.json.\n",
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both"},
        {"-o", "DIR", "the output folder (created)"},
@@ -1030,6 +1035,14 @@ const Command& optimize_command() {
        {"--time-limit", "S",
         "seconds a candidate may run (its first call, warm-up and timing) before\n"
         "it is killed and recorded as timed out (default 120)"},
+       {"--memory-limit", "MIB",
+        "MiB a candidate may allocate beyond its inputs and outputs; over it an\n"
+        "allocation fails and the candidate is recorded as failed (default: half\n"
+        "the physical memory)"},
+       {"--cpu-limit", "S",
+        "CPU seconds a candidate may use, all threads together, before it is\n"
+        "killed and recorded as failed (default: the time limit x the hardware\n"
+        "threads)"},
        {"--cache", "PATH",
         "the kernel cache (default $XDG_CACHE_HOME/axon/kernels.sqlite or\n"
         "~/.cache/axon/kernels.sqlite)"},

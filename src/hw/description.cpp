@@ -113,10 +113,23 @@ class Reader {
     if (it == object.end()) fail(where, "missing field '" + key + "'", near);
     return *it;
   }
+  // Every string of a description is one line of text: names, summaries and
+  // emit texts are printed into C++ comments and code, where a line break
+  // (or any control character) would end a comment or a line of code early.
   std::string string(const Json& object, const std::string& key, const std::string& where, const std::string& near = "") const {
     const Json& v = field(object, key, where, near);
     if (!v.is_string()) fail(where + "." + key, "expected a string", near);
-    return v.get<std::string>();
+    std::string text = v.get<std::string>();
+    for (unsigned char c : text)
+      if (c < 0x20 || c == 0x7f) {
+        char code[8];
+        std::snprintf(code, sizeof code, "U+%04X", c);
+        std::string escaped = v.dump();  // as the file most likely spells it
+        throw UserError(locate(escaped.substr(1, escaped.size() - 2)),
+                        where + "." + key + ": contains the control character " + code +
+                            " (a description's strings are one line of text)");
+      }
+    return text;
   }
   std::string optional_string(const Json& object, const std::string& key, const std::string& where,
                               const std::string& fallback, const std::string& near = "") const {

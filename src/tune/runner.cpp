@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <string_view>
@@ -181,9 +183,10 @@ CommandOutcome run_capturing_output(const std::vector<std::string>& args) {
 //   Outputs  per output: u64 element count, then the floats (after the first call)
 //   Seconds  the timed calls' durations as doubles
 //   Done     u32 ok, then the message bytes; always the last record
+//   OutOfMemory  no payload: the kernel crashed after an allocation failed
 // Both ends are the same binary, so the layout is native.
 
-enum class Tag : uint32_t { Phase, Outputs, Seconds, Done };
+enum class Tag : uint32_t { Phase, Outputs, Seconds, Done, OutOfMemory };
 enum class Phase : uint32_t { Starting, Loading, FirstCall, Warmup, Timing };
 
 struct RecordHeader {
@@ -257,6 +260,7 @@ void send_seconds(int fd, const std::vector<double>& seconds) {
 
 struct ChildReport {
   Phase phase = Phase::Starting;
+  bool out_of_memory = false;
   bool has_outputs = false;
   bool done = false;
   bool ok = false;
@@ -329,6 +333,7 @@ ChildReport parse_report(const std::vector<char>& bytes, const std::vector<size_
         report.seconds.resize(size / sizeof(double));
         payload.take(report.seconds.data(), report.seconds.size() * sizeof(double));
         break;
+      case Tag::OutOfMemory: report.out_of_memory = true; break;
       case Tag::Done: {
         uint32_t ok = 0;
         report.done = payload.take(&ok, sizeof ok);
@@ -346,17 +351,83 @@ ChildReport parse_report(const std::vector<char>& bytes, const std::vector<size_
 
 // ---- The child ----------------------------------------------------------------
 
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
 /// Makes a fault in the kernel a signal the parent sees: the parent may have
 /// handlers (sanitizers install some) or blocked signals the child inherits.
-void prepare_child_process(pid_t parent) {
+/// With `cpu_limit_s` > 0 the child gets SIGXCPU after that much CPU time
+/// (all threads), and SIGKILL 2 s later should it survive.
+void prepare_child_process(pid_t parent, double cpu_limit_s) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // do not outlive a parent that dies
   if (getppid() != parent) _exit(kChildOrphaned);
-  for (int signal_number : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) {
-    signal(signal_number, SIG_DFL);
-  }
+  for (int signal_number : kFaultSignals) signal(signal_number, SIG_DFL);
+  signal(SIGXCPU, SIG_DFL);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
+  if (cpu_limit_s > 0) {
+    auto seconds = static_cast<rlim_t>(std::ceil(std::min(cpu_limit_s, kLongestTimeout)));
+    rlimit cpu{seconds, seconds + 2};
+    setrlimit(RLIMIT_CPU, &cpu);
+  }
+}
+
+/// The bytes of data (VmData: heap, private writable mappings, thread stacks)
+/// this process maps now, or 0 when /proc cannot tell. Reads into a stack
+/// buffer: the caller is a child forked from a threaded parent.
+size_t mapped_data_bytes() {
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char text[8192];
+  size_t used = 0;
+  for (ssize_t n; used + 1 < sizeof text && (n = read(fd, text + used, sizeof text - 1 - used)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    used += static_cast<size_t>(n);
+  }
+  close(fd);
+  text[used] = '\0';
+  const char* field = std::strstr(text, "\nVmData:");
+  return field == nullptr ? 0 : static_cast<size_t>(std::strtoull(field + 8, nullptr, 10)) * 1024;
+}
+
+int g_report_fd = -1;  // for the fault handler
+
+/// A fault after a failed allocation (errno ENOMEM in the faulting thread) is
+/// flagged to the parent before the default action ends the child.
+void on_fault(int) {
+  if (errno == ENOMEM) {
+    RecordHeader header{static_cast<uint32_t>(Tag::OutOfMemory), 0, 0};
+    ssize_t ignored = write(g_report_fd, &header, sizeof header);  // one small write: atomic
+    (void)ignored;
+  }
+}  // SA_RESETHAND: the fault repeats, or abort() raises again, with the default action
+
+/// Limits what the kernel may map beyond what the child holds now (the
+/// parent's copy-on-write memory, the library, the inputs and outputs) to
+/// `bytes` more (RLIMIT_DATA), and arms on_fault. Empty, or why it cannot.
+std::string limit_memory(size_t bytes, int fd) {
+  if (bytes == 0) return "";
+  size_t held = mapped_data_bytes();
+  if (held == 0) return "cannot apply the memory limit: /proc/self/status has no VmData";
+  rlim_t limit = held > RLIM_INFINITY - bytes ? RLIM_INFINITY : static_cast<rlim_t>(held + bytes);
+  rlimit data{limit, limit};
+  if (setrlimit(RLIMIT_DATA, &data) != 0) return errno_text("cannot apply the memory limit: setrlimit", errno);
+  g_report_fd = fd;
+  struct sigaction action {};
+  action.sa_handler = on_fault;
+  action.sa_flags = SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : kFaultSignals) sigaction(signal_number, &action, nullptr);
+  return "";
+}
+
+std::string mib_text(size_t bytes) {
+  return std::to_string((bytes + (size_t{1} << 20) - 1) >> 20) + " MiB";
+}
+
+std::string over_memory_text(size_t limit_bytes) {
+  return "exceeded the memory limit of " + mib_text(limit_bytes) + " (an allocation failed)";
 }
 
 /// A 64-byte aligned array of `count` NaNs, or null when it cannot be had.
@@ -369,27 +440,37 @@ float* allocate_output(size_t count) {
   return output;
 }
 
-std::string returned_text(int code, const std::string& call) {
+/// Why a call that returned `code` failed: over the memory limit when an
+/// allocation failed during it.
+std::string returned_text(int code, const std::string& call, const RunRequest& request, bool allocation_failed) {
+  if (request.memory_limit_bytes > 0 && allocation_failed)
+    return over_memory_text(request.memory_limit_bytes) + "; the kernel returned " + std::to_string(code) + " on " +
+           call;
   return "kernel returned " + std::to_string(code) + " on " + call;
 }
 
-[[noreturn]] void child_main(const RunRequest& request, const std::vector<const float*>& inputs, int fd, pid_t parent) {
-  prepare_child_process(parent);
+/// The library's `symbol`, or the child's last words.
+void* load_symbol(int fd, const std::string& so_path, const std::string& symbol_name) {
   send_phase(fd, Phase::Loading);
-  void* library = dlopen(request.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* error = dlerror();
-    finish(fd, false, std::string("dlopen: ") + (error != nullptr ? error : request.so_path));
+    finish(fd, false, std::string("dlopen: ") + (error != nullptr ? error : so_path));
   }
   dlerror();
-  void* symbol = dlsym(library, request.symbol.c_str());
+  void* symbol = dlsym(library, symbol_name.c_str());
   if (symbol == nullptr) {
     const char* error = dlerror();
     finish(fd, false,
-           "dlsym: " + request.so_path + " does not export " + request.symbol +
+           "dlsym: " + so_path + " does not export " + symbol_name +
                (error != nullptr ? std::string(" (") + error + ")" : std::string()));
   }
-  auto kernel = reinterpret_cast<KernelFn>(symbol);
+  return symbol;
+}
+
+[[noreturn]] void child_main(const RunRequest& request, const std::vector<const float*>& inputs, int fd, pid_t parent) {
+  prepare_child_process(parent, request.cpu_limit_s);
+  auto kernel = reinterpret_cast<KernelFn>(load_symbol(fd, request.so_path, request.symbol));
 
   std::vector<float*> outputs;
   for (size_t count : request.output_sizes) {
@@ -397,24 +478,30 @@ std::string returned_text(int code, const std::string& call) {
     if (output == nullptr) finish(fd, false, "cannot allocate an output of " + std::to_string(count) + " floats");
     outputs.push_back(output);
   }
+  std::vector<char> cold(request.flush_bytes);
+  if (std::string why = limit_memory(request.memory_limit_bytes, fd); !why.empty()) finish(fd, false, why);
+  bool allocation_failed = false;  // errno ENOMEM after the last call
+  auto call = [&] {
+    errno = 0;
+    int code = kernel(inputs.data(), outputs.data());
+    allocation_failed = errno == ENOMEM;
+    return code;
+  };
 
   send_phase(fd, Phase::FirstCall);
-  if (int code = kernel(inputs.data(), outputs.data()); code != 0) {
-    finish(fd, false, returned_text(code, "the first call"));
-  }
+  if (int code = call(); code != 0)
+    finish(fd, false, returned_text(code, "the first call", request, allocation_failed));
   send_outputs(fd, outputs, request.output_sizes);
 
   send_phase(fd, Phase::Warmup);
-  for (int call = 1; call <= request.warmup; ++call) {
-    if (int code = kernel(inputs.data(), outputs.data()); code != 0) {
-      finish(fd, false, returned_text(code, "warmup call " + std::to_string(call)));
-    }
+  for (int warmup = 1; warmup <= request.warmup; ++warmup) {
+    if (int code = call(); code != 0)
+      finish(fd, false, returned_text(code, "warmup call " + std::to_string(warmup), request, allocation_failed));
   }
 
   send_phase(fd, Phase::Timing);
   std::vector<double> seconds;
   double spent = 0;
-  std::vector<char> cold(request.flush_bytes);
   volatile char sink = 0;
   while (seconds.size() < static_cast<size_t>(request.reps) ||
          (spent < request.min_seconds && seconds.size() < kMaxTimedCalls)) {
@@ -423,14 +510,27 @@ std::string returned_text(int code, const std::string& call) {
       for (size_t i = 0; i < cold.size(); i += 64) sink = sink + cold[i];
     }
     Clock::time_point start = Clock::now();
-    int code = kernel(inputs.data(), outputs.data());
+    int code = call();
     double elapsed = seconds_between(start, Clock::now());
-    if (code != 0) finish(fd, false, returned_text(code, "timed call " + std::to_string(seconds.size() + 1)));
+    if (code != 0)
+      finish(fd, false,
+             returned_text(code, "timed call " + std::to_string(seconds.size() + 1), request, allocation_failed));
     seconds.push_back(elapsed);
     spent += elapsed;
   }
   send_seconds(fd, seconds);
   finish(fd, true, "");
+}
+
+/// Calls `const char* symbol()` of the library and sends what it returns as
+/// the Done record's message.
+[[noreturn]] void string_child_main(const std::string& so_path, const std::string& symbol, int fd, pid_t parent) {
+  prepare_child_process(parent, 0);
+  auto function = reinterpret_cast<const char* (*)()>(load_symbol(fd, so_path, symbol));
+  send_phase(fd, Phase::FirstCall);
+  const char* text = function();
+  if (text == nullptr) finish(fd, false, symbol + " returned a null pointer");
+  finish(fd, true, text);
 }
 
 // ---- The parent -----------------------------------------------------------------
@@ -497,9 +597,14 @@ RunResult interpret(const RunRequest& request, const ChildExit& exit) {
     result.message = "timed out after " + number_text(request.timeout_s) + " s" + when;
   } else if (!exit.status_known) {
     result.message = "the child's exit status was lost (is SIGCHLD ignored?)";
+  } else if (WIFSIGNALED(exit.wait_status) && WTERMSIG(exit.wait_status) == SIGXCPU && request.cpu_limit_s > 0) {
+    result.status = RunResult::Status::Crashed;
+    result.message =
+        "exceeded the CPU-time limit of " + number_text(request.cpu_limit_s) + " s (killed by SIGXCPU)" + when;
   } else if (WIFSIGNALED(exit.wait_status)) {
     result.status = RunResult::Status::Crashed;
     result.message = "killed by " + signal_text(WTERMSIG(exit.wait_status)) + when;
+    if (report.out_of_memory) result.message = over_memory_text(request.memory_limit_bytes) + "; " + result.message;
   } else if (report.malformed) {
     result.message = "the child's report is malformed";
   } else if (!report.done) {
@@ -508,9 +613,40 @@ RunResult interpret(const RunRequest& request, const ChildExit& exit) {
     result.message = report.message;
   } else {
     result.status = RunResult::Status::Ok;
+    result.message = std::move(report.message);  // empty, but for string_child_main
     result.seconds = std::move(report.seconds);
   }
   return result;
+}
+
+/// Forks a child that runs `child` (which must not return) with the write end
+/// of a pipe, and collects its report until it exits or `timeout_s` passes.
+RunResult run_child(const RunRequest& request, const std::function<void(int fd, pid_t parent)>& child) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return failed(errno_text("pipe", errno));
+  // What the parent has buffered must not be written twice, once by each process.
+  std::fflush(nullptr);
+  std::cout.flush();
+  Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                                  std::min(request.timeout_s, kLongestTimeout)));
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid < 0) {
+    int error = errno;
+    close(fds[0]);
+    close(fds[1]);
+    return failed(errno_text("fork", error));
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child(fds[1], parent);
+    _exit(kChildLostPipe);  // not reached: the child ends with finish()
+  }
+  close(fds[1]);
+  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  ChildExit exit = wait_for_child(pid, fds[0], deadline);
+  close(fds[0]);
+  return interpret(request, exit);
 }
 
 }  // namespace
@@ -548,7 +684,9 @@ CompileResult compile_shared(const std::string& source_path, const std::string& 
   for (const char* flag : {"-O3", "-std=c++17", "-fPIC", "-shared", "-fopenmp", "-fno-math-errno"}) {
     args.push_back(flag);
   }
-  args.insert(args.end(), {"-o", so_path, source_path});
+  // A path that starts with '-' would be read as an option.
+  auto as_path = [](const std::string& path) { return path.rfind('-', 0) == 0 ? "./" + path : path; };
+  args.insert(args.end(), {"-o", as_path(so_path), as_path(source_path)});
   for (std::string& flag : split_on_spaces(extra_flags)) args.push_back(std::move(flag));
 
   CompileResult result;
@@ -570,33 +708,28 @@ RunResult run_isolated(const RunRequest& request) {
   AXON_CHECK(request.warmup >= 0 && request.reps >= 0, "call counts must not be negative");
   AXON_CHECK(request.min_seconds >= 0, "min_seconds must not be negative");
   AXON_CHECK(request.timeout_s > 0, "the timeout must be positive");
+  AXON_CHECK(request.cpu_limit_s >= 0, "the CPU-time limit must not be negative");
   std::vector<const float*> inputs;
   for (const std::vector<float>& input : request.inputs) inputs.push_back(input.data());
+  return run_child(request, [&](int fd, pid_t parent) { child_main(request, inputs, fd, parent); });
+}
 
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return failed(errno_text("pipe", errno));
-  // What the parent has buffered must not be written twice, once by each process.
-  std::fflush(nullptr);
-  std::cout.flush();
-  Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                                  std::min(request.timeout_s, kLongestTimeout)));
-  pid_t parent = getpid();
-  pid_t pid = fork();
-  if (pid < 0) {
-    int error = errno;
-    close(fds[0]);
-    close(fds[1]);
-    return failed(errno_text("fork", error));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child_main(request, inputs, fds[1], parent);
-  }
-  close(fds[1]);
-  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-  ChildExit exit = wait_for_child(pid, fds[0], deadline);
-  close(fds[0]);
-  return interpret(request, exit);
+StringResult read_string_isolated(const std::string& so_path, const std::string& symbol, double timeout_s) {
+  AXON_CHECK(timeout_s > 0, "the timeout must be positive");
+  RunRequest request;
+  request.so_path = so_path;
+  request.timeout_s = timeout_s;
+  RunResult ran = run_child(request, [&](int fd, pid_t parent) { string_child_main(so_path, symbol, fd, parent); });
+  StringResult result;
+  result.ok = ran.status == RunResult::Status::Ok;
+  (result.ok ? result.text : result.message) = std::move(ran.message);
+  return result;
+}
+
+size_t default_memory_limit_bytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return size_t{4} << 30;
+  return static_cast<size_t>(pages) / 2 * static_cast<size_t>(page_size);
 }
 
 }  // namespace axon::tune

@@ -43,7 +43,8 @@ std::string compiler_version(const std::string& cxx);
 /// Compiles one C++ source into a shared library with compiler_command()
 /// (split on spaces, so "ccache g++" works), using
 ///   -O3 -std=c++17 -fPIC -shared -fopenmp -fno-math-errno -o so_path source_path
-/// followed by `extra_flags` split on spaces (so later flags override, and -l
+/// (a path that starts with '-' as ./PATH, so that it stays a path) followed
+/// by `extra_flags` split on spaces (so later flags override, and -l
 /// libraries come after the source). so_path is removed first, so a failed
 /// compile never leaves a stale library behind. Compile errors, and a missing
 /// compiler, give ok = false with the reason in log; this never throws.
@@ -63,6 +64,18 @@ struct RunRequest {
   /// are written and read back (outside the timed region), so each call
   /// starts with cold caches.
   size_t flush_bytes = 0;
+  /// > 0: the kernel may map at most this many bytes of data (RLIMIT_DATA:
+  /// heap, private writable mappings, its threads' stacks) beyond what the
+  /// child holds when the first call begins (the parent's memory, the
+  /// library, inputs, outputs and the flush buffer). An allocation over it
+  /// fails; a call that then fails or crashes is reported as "exceeded the
+  /// memory limit of N MiB (an allocation failed)". Shared mappings escape it.
+  size_t memory_limit_bytes = 0;
+  /// > 0: the child is killed by SIGXCPU once it has used this much CPU time,
+  /// all its threads together (RLIMIT_CPU, whole seconds, rounded up):
+  /// "exceeded the CPU-time limit of S s". Processes the kernel forks
+  /// inherit the limit.
+  double cpu_limit_s = 0;
 };
 
 struct RunResult {
@@ -81,6 +94,9 @@ struct RunResult {
   double median() const;
 };
 
+/// Half of this machine's physical memory: the default memory_limit_bytes.
+size_t default_memory_limit_bytes();
+
 /// Runs the kernel in `request.so_path` once for its outputs, then
 /// `request.warmup` untimed calls, then max(reps, calls needed to spend
 /// min_seconds) timed calls, all in a forked child that is killed after
@@ -88,5 +104,17 @@ struct RunResult {
 /// negative counts or a non-positive timeout is an internal error. The
 /// child's stdout and stderr are the parent's.
 RunResult run_isolated(const RunRequest& request);
+
+struct StringResult {
+  bool ok = false;
+  std::string text;     // when ok
+  std::string message;  // otherwise: why, as RunResult::message
+};
+
+/// Loads `so_path` in a forked child, as run_isolated does, calls its
+/// `extern "C" const char* symbol()` and returns the string (e.g. a kernel's
+/// embedded description). A library that cannot be loaded, lacks the symbol,
+/// crashes or takes longer than timeout_s is a failure with its reason.
+StringResult read_string_isolated(const std::string& so_path, const std::string& symbol, double timeout_s);
 
 }  // namespace axon::tune

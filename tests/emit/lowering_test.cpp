@@ -31,7 +31,7 @@ Lowered lower_cpu(const std::string& program_path, const ir::Dims& dims, const s
   smt::Prover prover;
   isa::Synthesizer synth(target, prover);
   Lowered l;
-  l.kernel = emit::emit_cpu(plan, program.kernel, target, synth, program.kernel.name);
+  l.kernel = emit::emit_cpu(plan, program.kernel, target, synth);
   std::function<void(const isa::InstrTree&)> walk = [&](const isa::InstrTree& t) {
     if (t.instr) l.instructions.push_back(t.instr->name);
     for (const isa::InstrTree& a : t.args) walk(a);
@@ -98,7 +98,7 @@ TEST(Emit, Avx512KernelsCompile) {
     tile::Plan plan = tile::plan_function(program.kernel, dims);
     smt::Prover prover;
     isa::Synthesizer synth(target, prover);
-    emit::CpuKernel k = emit::emit_cpu(plan, program.kernel, target, synth, name);
+    emit::CpuKernel k = emit::emit_cpu(plan, program.kernel, target, synth);
     std::string dir = testing::TempDir() + "/avx512_" + name;
     std::filesystem::create_directories(dir);
     std::ofstream(dir + "/kernel.h") << k.header;

@@ -122,12 +122,28 @@ TEST(HwDescription, MalformedDescriptionsNameTheField) {
        "instructions[0].semantics: 'np.sum(a, axis=1)' computes f32[P] but result.type is f32[P, 4]"},
       {"repeated operand", replaced("{\"name\": \"b\"", "{\"name\": \"a\""),
        "instructions[0].operands[1].name: operand 'a' repeated"},
+      // Strings are printed into C++ comments and code: one line each.
+      {"newline in the name", replaced("\"name\": \"tiny\"", "\"name\": \"tiny\\nint boom;\""),
+       "t.json:2:11: error: description.name: contains the control character U+000A"},
+      {"newline in the summary", replaced("\"summary\": \"test\"", "\"summary\": \"test\\n#error broken\""),
+       "t.json:2:47: error: description.summary: contains the control character U+000A"},
+      {"carriage return in an emit text", replaced("fma({a}, {b}, {c})", "fma({a}, {b},\\r{c})"),
+       "instructions[0].emit: contains the control character U+000D"},
+      {"tab in an engine name", replaced("\"name\": \"alu\"", "\"name\": \"a\\tlu\""),
+       "engines[0].name: contains the control character U+0009"},
   };
   for (const BadRow& row : rows) {
     std::string actual = outcome(row.text);
     EXPECT_NE(actual.find(row.expected), std::string::npos)
         << row.name << "\n  expected: " << row.expected << "\n  actual:   " << actual;
   }
+}
+
+// What is not a control character is kept as written, quotes and raw-string
+// delimiters included: the emitter escapes it where it prints it.
+TEST(HwDescription, PrintableStringsAreKept) {
+  Description d = parse_description(replaced("\"name\": \"tiny\"", "\"name\": \"t)axon\\\" \\\\ ä\""), "t.json");
+  EXPECT_EQ(d.name, "t)axon\" \\ ä");
 }
 
 }  // namespace

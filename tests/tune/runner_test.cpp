@@ -421,6 +421,144 @@ extern "C" int axon_kernel_packed(const float* const*, float* const*) { std::_Ex
   EXPECT_EQ(result.message, "the child exited with status 7 during the first call without reporting");
 }
 
+// ---- Resource limits ------------------------------------------------------------
+
+// A kernel that asks for 1 GiB, as emitted kernels ask for scratch, and
+// either returns 1 when it gets none or writes through the null pointer.
+const char* kHog = R"src(
+#include <cstdlib>
+#include <cstring>
+extern "C" int axon_kernel_packed(const float* const*, float* const* out) {
+  char* hog = static_cast<char*>(std::malloc(std::size_t{1} << 30));
+#ifdef CRASH
+  hog[std::size_t{1} << 20] = 1;
+#else
+  if (!hog) return 1;
+  std::memset(hog, 1, std::size_t{1} << 30);
+#endif
+  out[0][0] = static_cast<float>(hog[12345]);
+  std::free(hog);
+  return 0;
+}
+)src";
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;  // its allocator reports failures itself
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+TEST_F(RunnerTest, AllocationOverTheMemoryLimitIsReported) {
+  if (kAddressSanitizer) GTEST_SKIP() << "AddressSanitizer's allocator aborts instead of returning null";
+  RunRequest request = request_for("hog", kHog);
+  request.memory_limit_bytes = size_t{256} << 20;
+  RunResult result = run_isolated(request);
+  EXPECT_EQ(result.status, Status::Failed) << describe(result);
+  EXPECT_EQ(result.message,
+            "exceeded the memory limit of 256 MiB (an allocation failed); the kernel returned 1 on the first call");
+  // Under a limit above what it asks for, the same kernel runs.
+  request.memory_limit_bytes = size_t{2} << 30;
+  result = run_isolated(request);
+  EXPECT_EQ(result.status, Status::Ok) << describe(result);
+  ASSERT_EQ(result.outputs.size(), 1u);
+  EXPECT_EQ(result.outputs[0][0], 1);
+}
+
+TEST_F(RunnerTest, CrashAfterAFailedAllocationIsOverTheMemoryLimit) {
+  if (kAddressSanitizer) GTEST_SKIP() << "AddressSanitizer's allocator aborts instead of returning null";
+  ASSERT_TRUE(compile("hog_crash", kHog, "-DCRASH").ok);
+  RunRequest request;
+  request.so_path = so_path("hog_crash");
+  request.output_sizes = {1};
+  request.memory_limit_bytes = size_t{64} << 20;
+  RunResult result = run_isolated(request);
+  EXPECT_EQ(result.status, Status::Crashed) << describe(result);
+  EXPECT_TRUE(
+      contains(result.message, "exceeded the memory limit of 64 MiB (an allocation failed); killed by signal 11"))
+      << result.message;
+  // A crash with no failed allocation is only a crash.
+  RunRequest plain = request_for("segfault_plain", R"src(
+extern "C" int axon_kernel_packed(const float* const*, float* const*) { *reinterpret_cast<volatile int*>(64) = 1; return 0; }
+)src");
+  plain.memory_limit_bytes = size_t{64} << 20;
+  result = run_isolated(plain);
+  EXPECT_EQ(result.status, Status::Crashed) << describe(result);
+  EXPECT_FALSE(contains(result.message, "memory limit")) << result.message;
+}
+
+TEST_F(RunnerTest, OpenMpKernelRunsUnderAMemoryLimit) {
+  RunRequest request = request_for("omp_square_limited", kOpenMpSquare);
+  request.inputs = {std::vector<float>(100000, 3)};
+  request.output_sizes = {100000, 1};
+  request.memory_limit_bytes = size_t{256} << 20;
+  request.reps = 3;
+  RunResult result = run_isolated(request);
+  ASSERT_EQ(result.status, Status::Ok) << describe(result);
+  EXPECT_EQ(result.outputs[0][5], 9);
+}
+
+TEST_F(RunnerTest, SpinningPastTheCpuLimitIsReported) {
+  RunRequest request = request_for("spins_cpu", R"src(
+extern "C" int axon_kernel_packed(const float* const*, float* const*) {
+  for (volatile int spin = 0;; spin = spin + 1) {
+  }
+}
+)src");
+  request.timeout_s = 30;
+  request.cpu_limit_s = 1;
+  auto start = std::chrono::steady_clock::now();
+  RunResult result = run_isolated(request);
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.status, Status::Crashed) << describe(result);
+  EXPECT_EQ(result.message, "exceeded the CPU-time limit of 1 s (killed by SIGXCPU) during the first call");
+  EXPECT_LT(waited, 20);
+}
+
+// ---- Reading a library's string ----------------------------------------------------
+
+TEST_F(RunnerTest, StringIsReadInAChild) {
+  ASSERT_TRUE(compile("info", R"src(
+extern "C" const char* axon_kernel_info() { return "{\"kernel\": \"k\"}"; }
+extern "C" const char* null_info() { return nullptr; }
+extern "C" const char* crashing_info() { return *reinterpret_cast<const char* volatile*>(64); }
+)src")
+                  .ok);
+  StringResult info = read_string_isolated(so_path("info"), "axon_kernel_info", 10);
+  EXPECT_TRUE(info.ok) << info.message;
+  EXPECT_EQ(info.text, "{\"kernel\": \"k\"}");
+  for (auto [symbol, want] : {std::pair<const char*, const char*>{"missing_info", "does not export missing_info"},
+                              {"null_info", "null_info returned a null pointer"},
+                              {"crashing_info", "killed by signal 11"}}) {
+    StringResult failed = read_string_isolated(so_path("info"), symbol, 10);
+    EXPECT_FALSE(failed.ok) << symbol;
+    EXPECT_TRUE(contains(failed.message, want)) << symbol << ": " << failed.message;
+  }
+  // Not a library at all, or one cut short.
+  std::ofstream(directory_ / "garbage.so") << "this is not an ELF file";
+  StringResult garbage = read_string_isolated((directory_ / "garbage.so").string(), "axon_kernel_info", 10);
+  EXPECT_FALSE(garbage.ok);
+  EXPECT_TRUE(contains(garbage.message, "dlopen: ")) << garbage.message;
+  std::ifstream whole(so_path("info"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(whole)), std::istreambuf_iterator<char>());
+  std::ofstream(directory_ / "truncated.so", std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+  StringResult truncated = read_string_isolated((directory_ / "truncated.so").string(), "axon_kernel_info", 10);
+  EXPECT_FALSE(truncated.ok) << truncated.text;
+  EXPECT_FALSE(truncated.message.empty());
+}
+
+TEST_F(RunnerTest, APathStartingWithADashIsAPath) {
+  fs::path dash = directory_ / "-dash";
+  fs::create_directories(dash);
+  fs::path cwd = fs::current_path();
+  fs::current_path(directory_);
+  std::ofstream("-dash/k.cpp")
+      << "extern \"C\" int axon_kernel_packed(const float* const*, float* const*) { return 0; }\n";
+  CompileResult compiled = compile_shared("-dash/k.cpp", "-dash/k.so", "");
+  fs::current_path(cwd);
+  EXPECT_TRUE(compiled.ok) << compiled.command << "\n" << compiled.log;
+  EXPECT_TRUE(fs::exists(dash / "k.so"));
+}
+
 TEST_F(RunnerTest, NegativeCountsAreInternalErrors) {
   RunRequest request;
   request.so_path = so_path("never_built");

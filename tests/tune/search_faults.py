@@ -6,9 +6,12 @@
   2. a search killed with SIGKILL after some candidates were measured resumes
      from the cache without measuring them again, and then answers from the
      cache at once;
-  3. a corrupt cache file is moved aside with a warning and rebuilt.
+  3. a corrupt cache file is moved aside with a warning and rebuilt;
+  4. a candidate that allocates more than --memory-limit, and one that spins
+     past --cpu-limit, are recorded as failed with their limit (the memory
+     case is skipped with --sanitized: the sanitizer's allocator reports it).
 
-    search_faults.py --axon build/axon
+    search_faults.py --axon build/axon [--sanitized]
 """
 import argparse
 import json
@@ -27,6 +30,7 @@ PROGRAM = str(ROOT / "bench" / "kernels" / "layernorm_matmul.py")
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--axon", required=True)
+    ap.add_argument("--sanitized", action="store_true", help="an AddressSanitizer build")
     args = ap.parse_args()
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -94,6 +98,25 @@ def main():
         if p.returncode != 0 or "warning" not in p.stderr or not aside or "from the cache" in p.stdout:
             failures.append(f"corrupt: expected a warning, a moved-aside file and a fresh search (exit "
                             f"{p.returncode}): {p.stderr.strip()[-300:]}")
+
+        # 4. Over the memory limit (1 GiB asked, 256 MiB allowed), over the CPU-time limit.
+        faults, limits, wants = "2=hang", ["--cpu-limit", "3"], ["exceeded the CPU-time limit of 3 s (killed by SIGXCPU)"]
+        if not args.sanitized:
+            faults += ",1=memory"
+            limits += ["--memory-limit", "256"]
+            wants.append("exceeded the memory limit of 256 MiB (an allocation failed)")
+        env = dict(os.environ, AXON_TEST_INJECT=faults)
+        p = subprocess.run([args.axon, "optimize", PROGRAM, "--dims", "test", "-o", f"{tmp}/limits", "--no-cache",
+                            "--time-limit", "60"] + limits, capture_output=True, text=True, env=env, timeout=300)
+        report = pathlib.Path(tmp, "limits", "report.md").read_text() if p.returncode == 0 else ""
+        if p.returncode != 0:
+            failures.append(f"limits: exit {p.returncode}: {p.stderr.strip()[-300:]}")
+        rows = [line for line in report.splitlines() if line.startswith("| ")]
+        for want in wants:
+            if not any(want in row for row in rows):
+                failures.append(f"limits: no candidate in the report is '{want}'")
+        if "timed out" in report:
+            failures.append("limits: the spinning candidate timed out instead of reaching its CPU-time limit")
     for f in failures:
         print("FAIL:", f)
     print("search_faults:", "ok" if not failures else f"{len(failures)} failure(s)")

@@ -6,10 +6,9 @@ struct axon_scratch {
 };
 }  // namespace
 
-extern "C" int matmul(const float* a, const float* b, float* out0) {
-  const float* const axon_in0 = a;
-  const float* const axon_in1 = b;
-  float* const axon_out0 = out0;
+extern "C" int axon_k_matmul(const float* axon_p_a, const float* axon_p_b, float* axon_out0) {
+  const float* const axon_in0 = axon_p_a;
+  const float* const axon_in1 = axon_p_b;
   {  // stage 0: einsum ab,bc->ac over [9, 37, 5r], fold sum; W=16 MR=8 NV=3 threads=1
     for (int64_t blk = 0; blk < 2; ++blk) {
       int64_t rest = blk;
@@ -197,9 +196,21 @@ extern "C" int matmul(const float* a, const float* b, float* out0) {
 
 extern "C" int axon_kernel_packed(const float* const* in, float* const* out) {
   (void)in;
-  return matmul(in[0], in[1], out[0]);
+  return axon_k_matmul(in[0], in[1], out[0]);
 }
 
 extern "C" const char* axon_kernel_info() {
-  return R"axon({"entry": "matmul", "target": "x86-avx512", "inputs": [{"name": "a", "dtype": "f32", "shape": [9, 5]}, {"name": "b", "dtype": "f32", "shape": [5, 37]}], "outputs": [{"name": "out0", "dtype": "f32", "shape": [9, 37]}]})axon";
+  return "{\n"
+      "  \"kernel\": \"matmul\",\n"
+      "  \"symbol\": \"axon_k_matmul\",\n"
+      "  \"packed_symbol\": \"axon_kernel_packed\",\n"
+      "  \"target\": \"x86-avx512\",\n"
+      "  \"inputs\": [\n"
+      "    {\"name\":\"a\",\"c_name\":\"axon_p_a\",\"dtype\":\"f32\",\"shape\":[9,5]},\n"
+      "    {\"name\":\"b\",\"c_name\":\"axon_p_b\",\"dtype\":\"f32\",\"shape\":[5,37]}\n"
+      "  ],\n"
+      "  \"outputs\": [\n"
+      "    {\"name\":\"out0\",\"c_name\":\"axon_out0\",\"dtype\":\"f32\",\"shape\":[9,37]}\n"
+      "  ]\n"
+      "}";
 }

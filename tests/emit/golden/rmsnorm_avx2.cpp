@@ -6,10 +6,9 @@ struct axon_scratch {
 };
 }  // namespace
 
-extern "C" int rmsnorm(const float* x, const float* g, float* out0) {
-  const float* const axon_in0 = x;
-  const float* const axon_in1 = g;
-  float* const axon_out0 = out0;
+extern "C" int axon_k_rmsnorm(const float* axon_p_x, const float* axon_p_g, float* axon_out0) {
+  const float* const axon_in0 = axon_p_x;
+  const float* const axon_in1 = axon_p_g;
   static thread_local axon_scratch scratch;
   if (!scratch.data) scratch.data = static_cast<float*>(std::aligned_alloc(64, 64));
   if (!scratch.data) return 1;
@@ -120,9 +119,21 @@ extern "C" int rmsnorm(const float* x, const float* g, float* out0) {
 
 extern "C" int axon_kernel_packed(const float* const* in, float* const* out) {
   (void)in;
-  return rmsnorm(in[0], in[1], out[0]);
+  return axon_k_rmsnorm(in[0], in[1], out[0]);
 }
 
 extern "C" const char* axon_kernel_info() {
-  return R"axon({"entry": "rmsnorm", "target": "x86-avx2", "inputs": [{"name": "x", "dtype": "f32", "shape": [7, 33]}, {"name": "g", "dtype": "f32", "shape": [33]}], "outputs": [{"name": "out0", "dtype": "f32", "shape": [7, 33]}]})axon";
+  return "{\n"
+      "  \"kernel\": \"rmsnorm\",\n"
+      "  \"symbol\": \"axon_k_rmsnorm\",\n"
+      "  \"packed_symbol\": \"axon_kernel_packed\",\n"
+      "  \"target\": \"x86-avx2\",\n"
+      "  \"inputs\": [\n"
+      "    {\"name\":\"x\",\"c_name\":\"axon_p_x\",\"dtype\":\"f32\",\"shape\":[7,33]},\n"
+      "    {\"name\":\"g\",\"c_name\":\"axon_p_g\",\"dtype\":\"f32\",\"shape\":[33]}\n"
+      "  ],\n"
+      "  \"outputs\": [\n"
+      "    {\"name\":\"out0\",\"c_name\":\"axon_out0\",\"dtype\":\"f32\",\"shape\":[7,33]}\n"
+      "  ]\n"
+      "}";
 }
