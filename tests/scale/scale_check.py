@@ -77,7 +77,7 @@ CASES = [
     ("check_mixed", {"a.py": mixed(N)}, "check a.py", 0, "", 60),
     # The interpreter refutes at any length; proofs stop at the prover's size limit.
     ("verify_chain_size_limit", {"a.py": chain(N), "b.py": chain(N)}, "verify a.py b.py", 4, "size limit", 120),
-    ("verify_dag_size_limit", {"a.py": dag(N), "b.py": dag(N)}, "verify a.py b.py", 4, "size limit", 120),
+    ("verify_dag_size_limit", {"a.py": dag(20_000), "b.py": dag(20_000)}, "verify a.py b.py", 4, "size limit", 120),
     ("verify_mixed_refuted", {"a.py": mixed(N), "b.py": mixed(N, "a%d / 3.0")}, "verify a.py b.py", 3, "refuted", 120),
     ("verify_sums_2000", {"a.py": sums(2000), "b.py": sums(2000, method=True)}, "verify a.py b.py", 4, "unknown", 120),
     ("verify_sums_900", {"a.py": sums(900), "b.py": sums(900, method=True)}, "verify a.py b.py", 4, "unknown", 120),
