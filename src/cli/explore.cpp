@@ -4,6 +4,8 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <vector>
 
 #include "algebra/propagate.h"
 #include "cli/commands.h"
@@ -16,33 +18,42 @@ namespace {
 
 // What distinguishes variants for people: which heavy ops (contractions,
 // reductions, scans, concatenations) feed which. Variants that differ only
-// in the order of element-wise ops share a signature.
-std::string signature(ir::NodeRef root) {
-  std::map<ir::NodeRef, std::set<std::string>> feeds;
-  for (ir::NodeRef n : ir::topological_order({root})) {
-    std::set<std::string> in;
-    for (ir::NodeRef i : n->inputs()) in.insert(feeds[i].begin(), feeds[i].end());
-    ir::OpKind k = ir::op_kind(n->op());
-    if (k == ir::OpKind::Contract || k == ir::OpKind::Reduce || k == ir::OpKind::Scan || n->op() == ir::Op::Concat) {
-      std::string text = std::string(ir::op_name(n->op())) + n->attrs().name + "{";
-      for (const std::string& s : in) text += s + ";";
-      feeds[n] = {text + "}"};
-    } else {
-      feeds[n] = in;
+// in the order of element-wise ops share a signature. Each distinct heavy
+// op with its feeding set is numbered once in `ids`, shared by all variants,
+// so that a chain of n reductions costs n steps, not n^2 characters.
+class Signatures {
+ public:
+  std::vector<int> of(ir::NodeRef root) {
+    std::unordered_map<ir::NodeRef, std::vector<int>> feeds;  // sorted, distinct
+    for (ir::NodeRef n : ir::topological_order({root})) {
+      std::vector<int> in;
+      for (ir::NodeRef i : n->inputs()) in.insert(in.end(), feeds[i].begin(), feeds[i].end());
+      std::sort(in.begin(), in.end());
+      in.erase(std::unique(in.begin(), in.end()), in.end());
+      ir::OpKind k = ir::op_kind(n->op());
+      if (k == ir::OpKind::Contract || k == ir::OpKind::Reduce || k == ir::OpKind::Scan || n->op() == ir::Op::Concat) {
+        auto key = std::make_pair(std::string(ir::op_name(n->op())) + n->attrs().name, std::move(in));
+        auto [it, fresh] = ids_.try_emplace(std::move(key), static_cast<int>(ids_.size()));
+        feeds[n] = {it->second};
+      } else {
+        feeds[n] = std::move(in);
+      }
     }
+    return feeds[root];
   }
-  std::string text;
-  for (const std::string& s : feeds[root]) text += s + ";";
-  return text;
-}
+
+ private:
+  std::map<std::pair<std::string, std::vector<int>>, int> ids_;
+};
 
 // Up to `count` variants, one per signature first, cheapest first within each.
 std::vector<ir::NodeRef> distinct_variants(const nugraph::NuGraph& graph, nugraph::ClassId root, size_t count,
                                            ir::Graph& out) {
   std::vector<ir::NodeRef> all = nugraph::enumerate_variants(graph, root, std::max<size_t>(count * 25, 200), out);
   std::vector<ir::NodeRef> chosen, rest;
-  std::set<std::string> seen;
-  for (ir::NodeRef v : all) (seen.insert(signature(v)).second ? chosen : rest).push_back(v);
+  Signatures signatures;
+  std::set<std::vector<int>> seen;
+  for (ir::NodeRef v : all) (seen.insert(signatures.of(v)).second ? chosen : rest).push_back(v);
   chosen.insert(chosen.end(), rest.begin(), rest.end());
   if (chosen.size() > count) chosen.resize(count);
   return chosen;

@@ -14,6 +14,7 @@ int lower(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
   const Word* entry = args.last("--entry");
   ir::Program program = lang::load_program(file.text, option_text(args, "--entry"), entry ? entry->loc : SourceLoc{});
+  tile::check_plan_size(program.kernel);
   ir::Dims given;
   if (const Word* w = args.last("--dims")) given = parse_dims(*w, program);
   ir::Dims dims = eval::bind_dims(program.kernel, given,
@@ -41,7 +42,8 @@ const Command& lower_command() {
       "(rows on the 128 partitions, the innermost loop along the free dimension, contractions on the\n"
       "tensor engine with K tiles accumulated in PSUM). Every instruction comes from a lowering that the\n"
       "prover proved equal to its step for all tile sizes within the instruction's limits; the proofs\n"
-      "are listed at the end. Emitting NKI text is not built yet.\n",
+      "are listed at the end. Emitting NKI text is not built yet. A kernel of more than " +
+          std::to_string(tile::kMaxPlannedOps) + " ops is refused.\n",
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both"},
        {"--target", "T", "trn1 (default), or a description file"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},

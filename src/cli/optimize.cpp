@@ -911,6 +911,7 @@ int optimize(const Word& command, const ParsedArgs& args) {
       lang::load_program(file.text, option_text(args, "--entry"), entry_word ? entry_word->loc : SourceLoc{});
   const Word* out_word = args.last("-o");
   if (!out_word) throw UserError(command.loc, "optimize needs an output folder: -o OUT/");
+  tile::check_plan_size(program.kernel);
   ir::Dims given;
   if (const Word* w = args.last("--dims")) given = parse_dims(*w, program);
   ir::Dims dims = eval::bind_dims(program.kernel, given,

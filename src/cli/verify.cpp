@@ -116,7 +116,10 @@ const Command& verify_command() {
       "reals; transcendentals are uninterpreted apart from a short list of declared facts). Parameters\n"
       "are matched by position and their annotations must agree. The first line of output is one word:\n"
       "proved, refuted (a counterexample follows, replayed in the reference interpreter) or unknown.\n"
-      "Exit status: 0 proved, 3 refuted, 4 unknown, 1 bad input.\n",
+      "A program of more than " +
+          std::to_string(smt::kMaxProofOps) +
+          " ops, once values used several times are unfolded, is refuted or unknown\n"
+          "(the prover's size limit). Exit status: 0 proved, 3 refuted, 4 unknown, 1 bad input.\n",
       {{"--entry-a", "F", "the kernel in A.py (default: its last def)"},
        {"--entry-b", "G", "the kernel in B.py (default: its last def)"},
        {"--emit-proofs", "DIR", "write each proof obligation as an SMT-LIB2 file that z3 re-checks"},

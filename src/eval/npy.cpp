@@ -1,8 +1,10 @@
 #include "eval/npy.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cerrno>
@@ -15,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "eval/interpreter.h"
 #include "support/files.h"
 
 namespace axon::eval {
@@ -25,6 +28,9 @@ constexpr size_t kAlign = 64;  // NumPy aligns the data so it can be memory-mapp
 // NumPy pads the header so the first axis can later grow in place to this many digits.
 constexpr size_t kGrowthAxisMaxDigits = 21;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+// np.save writes about 128 header bytes (more only for very high ranks); a
+// longer header is garbage, and reading it whole would cost its declared length.
+constexpr uint64_t kMaxHeaderBytes = uint64_t{1} << 20;
 
 [[noreturn]] void fail(const std::string& name, const std::string& problem) {
   throw NpyError(name + ": " + problem);
@@ -336,32 +342,92 @@ std::string npy_prefix(const std::vector<int64_t>& shape, NpyDtype dtype) {
   throw std::length_error("npy header does not fit in version 2.0");
 }
 
-std::string read_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail(path, "cannot open: " + errno_text(errno));
-  std::string bytes;
-  char buffer[1 << 16];
-  while (true) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      fail(path, "cannot read: " + errno_text(err));
-    }
-    bytes.append(buffer, static_cast<size_t>(n));
+// Where an .npy file's bytes come from: a string in memory or an open file.
+// The reader takes only what it asks for, so a file that never ends
+// (/dev/zero, a pipe) costs no more than its header declares.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  /// Appends up to `n` bytes to `out` and returns how many; fewer only at the end.
+  virtual size_t read(size_t n, std::string& out) = 0;
+  /// How many bytes follow what was read, when that is known without reading them.
+  virtual std::optional<uint64_t> remaining() const = 0;
+};
+
+class StringSource : public ByteSource {
+ public:
+  explicit StringSource(const std::string& bytes) : bytes_(bytes) {}
+  size_t read(size_t n, std::string& out) override {
+    const size_t taken = std::min(n, bytes_.size() - pos_);
+    out.append(bytes_, pos_, taken);
+    pos_ += taken;
+    return taken;
   }
-  ::close(fd);
-  return bytes;
-}
+  std::optional<uint64_t> remaining() const override { return bytes_.size() - pos_; }
+
+ private:
+  const std::string& bytes_;
+  size_t pos_ = 0;
+};
+
+class FileSource : public ByteSource {
+ public:
+  explicit FileSource(const std::string& path) : path_(path) {
+    // Non-blocking only while opening: a FIFO that no writer holds open then
+    // reads as empty instead of waiting for one forever.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd_ < 0) fail(path, "cannot open: " + errno_text(errno));
+    if (const int flags = ::fcntl(fd_, F_GETFL); flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+      const int err = errno;
+      ::close(fd_);
+      fail(path, "cannot open: " + errno_text(err));
+    }
+    struct stat st {};
+    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) size_ = static_cast<uint64_t>(st.st_size);
+  }
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+  ~FileSource() override { ::close(fd_); }
+
+  size_t read(size_t n, std::string& out) override {
+    size_t done = 0;
+    char buffer[1 << 16];
+    while (done < n) {
+      const ssize_t got = ::read(fd_, buffer, std::min(n - done, sizeof buffer));
+      if (got == 0) break;
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        fail(path_, "cannot read: " + errno_text(errno));
+      }
+      out.append(buffer, static_cast<size_t>(got));
+      done += static_cast<size_t>(got);
+    }
+    consumed_ += done;
+    return done;
+  }
+  // Only a regular file's size is known; a pipe or a device may grow.
+  std::optional<uint64_t> remaining() const override {
+    if (!size_ || *size_ < consumed_) return std::nullopt;
+    return *size_ - consumed_;
+  }
+
+ private:
+  const std::string& path_;
+  int fd_ = -1;
+  std::optional<uint64_t> size_;
+  uint64_t consumed_ = 0;
+};
 
 }  // namespace
 
-Tensor parse_npy(const std::string& bytes, const std::string& name) {
-  if (bytes.size() < kMagic.size() || bytes.compare(0, kMagic.size(), kMagic) != 0)
-    fail(name, "not an .npy file (bad magic)");
-  if (bytes.size() < kMagic.size() + 2) fail(name, "truncated: the file ends inside the version");
+namespace {
+
+// Magic, version, header length, header, data, in that order, each read only
+// once the parts before it have been checked.
+Tensor read_npy_from(ByteSource& in, const std::string& name) {
+  std::string bytes;
+  if (in.read(kMagic.size(), bytes) < kMagic.size() || bytes != kMagic) fail(name, "not an .npy file (bad magic)");
+  if (in.read(2, bytes) < 2) fail(name, "truncated: the file ends inside the version");
   const int major = static_cast<unsigned char>(bytes[6]);
   const int minor = static_cast<unsigned char>(bytes[7]);
   if (major < 1 || major > 3 || minor != 0) {
@@ -369,15 +435,19 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
                    " (Axon reads 1.0, 2.0 and 3.0)");
   }
   const size_t length_size = major == 1 ? 2 : 4;
-  const size_t header_start = kMagic.size() + 2 + length_size;
-  if (bytes.size() < header_start) fail(name, "truncated: the file ends inside the header length");
-  const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
-  const uint64_t header_len = load_uint(raw + kMagic.size() + 2, length_size, false);
-  if (header_len > bytes.size() - header_start) {
-    fail(name, "truncated: the header length is " + std::to_string(header_len) + " bytes but only " +
-                   std::to_string(bytes.size() - header_start) + " follow");
+  if (in.read(length_size, bytes) < length_size) fail(name, "truncated: the file ends inside the header length");
+  const uint64_t header_len =
+      load_uint(reinterpret_cast<const unsigned char*>(bytes.data()) + kMagic.size() + 2, length_size, false);
+  if (header_len > kMaxHeaderBytes) {
+    fail(name, "the header length is " + std::to_string(header_len) + " bytes, above the limit of " +
+                   std::to_string(kMaxHeaderBytes) + " (np.save writes about 128)");
   }
-  const Header header = HeaderParser(std::string_view(bytes).substr(header_start, header_len), name).parse();
+  std::string header_text;
+  if (const size_t got = in.read(header_len, header_text); got < header_len) {
+    fail(name, "truncated: the header length is " + std::to_string(header_len) + " bytes but only " +
+                   std::to_string(got) + " follow");
+  }
+  const Header header = HeaderParser(header_text, name).parse();
 
   const std::optional<FloatFormat> format = float_format(header.descr);
   if (!format) {
@@ -388,36 +458,54 @@ Tensor parse_npy(const std::string& bytes, const std::string& name) {
   if (!numel) {
     fail(name, "absurd shape " + shape_string(header.shape) + ": its element count does not fit in 64 bits");
   }
+  if (*numel > kMaxElements) {
+    fail(name, "shape " + shape_string(header.shape) + " has " + std::to_string(*numel) +
+                   " elements, above the reference interpreter's limit of " + std::to_string(kMaxElements));
+  }
 
-  const size_t data_start = header_start + header_len;
-  const uint64_t available = bytes.size() - data_start;
+  // The data, a chunk at a time: memory grows with the bytes that arrive, not
+  // with what a (possibly lying) header declares.
   const auto count = static_cast<uint64_t>(*numel);
-  if (count > available / format->itemsize) {
-    const std::string size = count <= static_cast<uint64_t>(kInt64Max) / format->itemsize
-                                 ? std::to_string(count * format->itemsize) + " bytes"
-                                 : "more than 2^63 bytes";
-    fail(name, "truncated: header says " + std::to_string(count) + " elements (" + size + ") but only " +
-                   std::to_string(available) + " bytes follow");
-  }
   const uint64_t used = count * format->itemsize;
-  if (used < available) {
-    fail(name, "trailing garbage: " + std::to_string(available - used) + " bytes follow the data (header says " +
-                   std::to_string(count) + " elements, " + std::to_string(used) + " bytes)");
-  }
-
+  constexpr size_t kChunk = size_t{1} << 20;  // a multiple of every item size
   Tensor t;
   t.shape = header.shape;
-  t.data.resize(count);
-  const unsigned char* p = raw + data_start;
-  for (double& value : t.data) {
-    value = decode(load_uint(p, format->itemsize, format->big_endian), format->itemsize);
-    p += format->itemsize;
+  std::string chunk;
+  uint64_t got = 0;
+  while (got < used) {
+    chunk.clear();
+    const auto want = static_cast<size_t>(std::min<uint64_t>(kChunk, used - got));
+    const size_t n = in.read(want, chunk);
+    got += n;
+    const auto* p = reinterpret_cast<const unsigned char*>(chunk.data());
+    for (size_t k = 0; k + format->itemsize <= n; k += format->itemsize)
+      t.data.push_back(decode(load_uint(p + k, format->itemsize, format->big_endian), format->itemsize));
+    if (n < want) break;  // the input ended
+  }
+  if (got < used) {
+    fail(name, "truncated: header says " + std::to_string(count) + " elements (" + std::to_string(used) +
+                   " bytes) but only " + std::to_string(got) + " bytes follow");
+  }
+  const std::optional<uint64_t> left = in.remaining();
+  chunk.clear();
+  if ((left && *left > 0) || (!left && in.read(1, chunk) > 0)) {
+    const std::string extra = left ? std::to_string(*left) + " bytes follow" : "more bytes follow";
+    fail(name, "trailing garbage: " + extra + " the data (header says " + std::to_string(count) + " elements, " +
+                   std::to_string(used) + " bytes)");
   }
   return t;
 }
 
+}  // namespace
+
+Tensor parse_npy(const std::string& bytes, const std::string& name) {
+  StringSource in(bytes);
+  return read_npy_from(in, name);
+}
+
 Tensor read_npy(const std::string& path) {
-  return parse_npy(read_file(path), path);
+  FileSource in(path);
+  return read_npy_from(in, path);
 }
 
 std::string to_npy_bytes(const Tensor& t, NpyDtype dtype) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 namespace axon::sem {
@@ -68,8 +69,14 @@ class Printer {
     return renamed.str();
   }
 
+  std::string text() const { return out_.str(); }
+
+  // Writes `t` to the one stream and returns "": each level appending its own
+  // text keeps printing linear in the term's size (returning each subterm's
+  // text would copy it once per enclosing level). In `out << a << term(b)` the
+  // operands are evaluated left to right (C++17), so the text comes out in order.
   std::string term(const TermRef& t) {
-    std::ostringstream out;
+    std::ostringstream& out = out_;
     switch (t->kind) {
       case TermKind::Number: out << number_text(t->number); break;
       case TermKind::SizeNum: out << "size(" << index(t->size) << ")"; break;
@@ -97,7 +104,10 @@ class Printer {
       case TermKind::Fold: {
         std::string name = t->var;
         std::string length = index(t->size);
-        Substitution saved = renames_;
+        // Only this fold's variable changes meaning inside it: restore just
+        // that one (copying every outer rename would cost the depth per fold).
+        std::optional<Index> outer;
+        if (auto it = renames_.find(t->var); it != renames_.end()) outer = it->second;
         if (canonical_) {
           name = "#" + std::to_string(depth_);
           renames_[t->var] = Index::var(name);
@@ -105,14 +115,18 @@ class Printer {
         ++depth_;
         out << fold_name(t->op) << '[' << name << '<' << length << "](" << term(t->args[0]) << ')';
         --depth_;
-        renames_ = saved;
+        if (outer)
+          renames_[t->var] = *outer;
+        else
+          renames_.erase(t->var);
         break;
       }
     }
-    return out.str();
+    return {};
   }
 
  private:
+  std::ostringstream out_;
   bool canonical_;
   int depth_ = 0;
   Substitution renames_;
@@ -256,8 +270,17 @@ TermRef substitute(const TermRef& term, const Substitution& subst) {
   return t;
 }
 
-std::string canonical(const TermRef& term) { return Printer(true).term(term); }
-std::string str(const TermRef& term) { return Printer(false).term(term); }
+std::string canonical(const TermRef& term) {
+  Printer printer(true);
+  printer.term(term);
+  return printer.text();
+}
+
+std::string str(const TermRef& term) {
+  Printer printer(false);
+  printer.term(term);
+  return printer.text();
+}
 
 std::set<std::string> free_names(const Index& index) {
   std::set<std::string> names;

@@ -1,11 +1,13 @@
 #include "smt/prover.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "sem/semantics.h"
 #include "smt/encode.h"
@@ -274,6 +276,18 @@ std::string dag_text(ir::NodeRef root) {
   return out.str();
 }
 
+// Ops of `root` unfolded into a tree, a shared value counted at each use;
+// counting stops just past `cap`.
+int64_t unfolded_ops(ir::NodeRef root, int64_t cap) {
+  std::unordered_map<ir::NodeRef, int64_t> ops;
+  for (ir::NodeRef n : ir::topological_order({root})) {
+    int64_t count = 1;
+    for (ir::NodeRef in : n->inputs()) count = std::min(cap + 1, count + ops.at(in));
+    ops[n] = count;
+  }
+  return ops.at(root);
+}
+
 }  // namespace
 
 const char* verdict_name(Verdict verdict) {
@@ -328,6 +342,14 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
     result.detail = "the result shapes " + lhs->type().str() + " and " + rhs->type().str() +
                     " are not the same expression, and no size tried tells them apart";
     return result;
+  }
+  for (ir::NodeRef side : {lhs, rhs}) {
+    if (unfolded_ops(side, kMaxProofOps) > kMaxProofOps) {
+      result.detail = "a side has more than " + std::to_string(kMaxProofOps) +
+                      " ops once values used several times are unfolded (the prover's size limit), "
+                      "and no counterexample at small sizes";
+      return result;
+    }
   }
   sem::VarSupply vars;
   std::vector<Index> out = sem::fresh_indices(lhs->shape(), vars);

@@ -44,6 +44,14 @@ struct ProofResult {
   double seconds = 0;
 };
 
+/// The largest program the prover reasons about: each side, unfolded into a
+/// tree (a value used twice counted twice), may have at most this many ops.
+/// Index expressions, Z3's terms and the (recursive) walks over them grow with
+/// that tree, exponentially in the length of a chain of values each used twice;
+/// beyond the limit the verdict is unknown (a refutation is still tried).
+/// Real kernels unfold to a few hundred ops at most.
+constexpr int64_t kMaxProofOps = 1000;
+
 struct ProverOptions {
   unsigned rlimit = 2'000'000;     // Z3's deterministic resource limit per quantifier-free check
   unsigned facts_rlimit = 50'000;   // ... per check that also uses the facts (quantified, so costlier)

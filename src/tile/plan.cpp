@@ -11,6 +11,13 @@
 namespace axon::tile {
 namespace {
 
+// The most ops, element-wise and views, fused into one stage along any path
+// of its body. Bodies are walked recursively from here to the emitted source
+// (instruction covering, printing, the C++ compiler itself), so a chain of
+// 100,000 element-wise ops becomes stages of this depth, each reading the
+// buffer of the one before. Real kernels fuse a few dozen at most.
+constexpr int kMaxFusedDepth = 64;
+
 bool is_elementwise(ir::Op op) {
   ir::OpKind k = ir::op_kind(op);
   return k == ir::OpKind::Unary || k == ir::OpKind::Binary || k == ir::OpKind::Select;
@@ -92,6 +99,7 @@ class Planner {
   std::set<ir::NodeRef> materialized_;
   std::map<ir::NodeRef, int> buffer_of_;
   std::set<size_t> output_taken_;
+  std::map<ir::NodeRef, int> fused_depth_;
 
   std::vector<int64_t> shape_of(const ir::Shape& shape) { return eval::concrete_shape(shape, dims_, {}); }
 
@@ -124,6 +132,12 @@ class Planner {
       feeds_heavy |= u->op() == ir::Op::Contract;
     }
     bool yes = false;
+    int depth = 0;  // of the fused expression n heads, were n not materialized
+    if (op != ir::Op::Input && op != ir::Op::Const && op != ir::Op::SizeValue) {
+      for (ir::NodeRef i : n->inputs())
+        if (!materialized_.count(i)) depth = std::max(depth, fused_depth_[i]);
+      ++depth;
+    }
     if (op == ir::Op::Input)
       yes = true;
     else if (op == ir::Op::Const || op == ir::Op::SizeValue)
@@ -136,7 +150,10 @@ class Planner {
       yes = result || users.size() > 1 || feeds_view || feeds_heavy || !options_.fuse_elementwise;
     else
       yes = true;  // reductions, scans, contractions, concatenations
+    // A longer chain is cut: every later pass walks a body recursively.
+    if (depth >= kMaxFusedDepth) yes = true;
     if (yes) materialized_.insert(n);
+    fused_depth_[n] = yes ? 0 : depth;
     if (op == ir::Op::Reshape && n->input(0)->op() != ir::Op::Input) materialize_dense(n->input(0));
   }
 
@@ -432,6 +449,15 @@ std::vector<int64_t> row_major_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
   for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
   return strides;
+}
+
+void check_plan_size(const ir::Function& fn) {
+  size_t ops = 0;
+  for (ir::NodeRef n : ir::topological_order(fn.outputs))
+    ops += n->op() != ir::Op::Input && n->op() != ir::Op::Const && n->op() != ir::Op::SizeValue;
+  if (ops > kMaxPlannedOps)
+    throw UserError(fn.loc, "the kernel has " + std::to_string(ops) + " ops, more than the limit of " +
+                                std::to_string(kMaxPlannedOps) + " that optimize and lower take");
 }
 
 Plan plan_function(const ir::Function& fn, const ir::Dims& dims, const PlanOptions& options) {

@@ -73,6 +73,15 @@ struct PlanOptions {
   bool fuse_elementwise = true;
 };
 
+/// The most ops (nodes other than parameters and constants) of a kernel that
+/// optimize and lower take: each op costs a proved instruction lowering and
+/// each stage a compiled loop nest, so a 100,000-op kernel would compile for
+/// hours. Real kernels have a few hundred at most.
+constexpr size_t kMaxPlannedOps = 10'000;
+
+/// Throws a UserError at the kernel's `def` when it has more than kMaxPlannedOps ops.
+void check_plan_size(const ir::Function& fn);
+
 /// The plan of `fn` at `dims` (every size of fn bound).
 Plan plan_function(const ir::Function& fn, const ir::Dims& dims, const PlanOptions& options = {});
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <bit>
 #include <cmath>
@@ -289,9 +291,14 @@ TEST(NpyErrors, EachMalformedFileGetsItsMessage) {
       {npy(dict("<f8", "(4294967296, 4294967296, 0)")),
        "absurd shape (4294967296, 4294967296, 0): its element count does not fit in 64 bits"},
       {npy(dict("<f8", "(1000000000000,)")),
-       "header says 1000000000000 elements (8000000000000 bytes) but only 0 bytes follow"},
-      {npy(dict("<f8", "(4611686018427387904,)")),
-       "elements (more than 2^63 bytes) but only 0 bytes follow"},
+       "x.npy: shape (1000000000000,) has 1000000000000 elements, above the reference interpreter's limit "
+       "of 2147483648"},
+      {npy(dict("<f8", "(4611686018427387904,)")), "has 4611686018427387904 elements, above the"},
+      {npy(dict("<f4", "(65536, 32769)")), "has 2147549184 elements, above the reference interpreter's limit"},
+      {std::string("\x93NUMPY\x02\x00\xff\xff\xff\x7f{}", 14),
+       "x.npy: the header length is 2147483647 bytes, above the limit of 1048576"},
+      {std::string("\x93NUMPY\x02\x00\x00\x00\x10\x00{}", 14),
+       "truncated: the header length is 1048576 bytes but only 2 follow"},
   };
   for (const Row& row : rows) {
     const std::string actual = error_of([&] { parse_npy(row.bytes, "x.npy"); });
@@ -306,6 +313,47 @@ TEST(NpyErrors, UnreadableFilesNameTheFile) {
   EXPECT_EQ(error_of([] { read_npy("/nonexistent-dir/x.npy"); }),
             "/nonexistent-dir/x.npy: cannot open: No such file or directory");
   EXPECT_EQ(error_of([] { read_npy("/"); }), "/: cannot read: Is a directory");
+}
+
+// Files that never end or are not regular: the reader takes the bytes the
+// header declares and no more, so each of these ends at once with a message.
+TEST(NpyErrors, EndlessAndSpecialFilesEndWithAMessage) {
+  EXPECT_EQ(error_of([] { read_npy("/dev/zero"); }), "/dev/zero: not an .npy file (bad magic)");
+  EXPECT_EQ(error_of([] { read_npy("/dev/urandom"); }), "/dev/urandom: not an .npy file (bad magic)");
+  EXPECT_EQ(error_of([] { read_npy("/dev/null"); }), "/dev/null: not an .npy file (bad magic)");
+}
+
+// A pipe's bytes, through /dev/fd: a stream whose length is unknown until it ends.
+std::string read_through_pipe(const std::string& bytes) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "pipe failed";
+  EXPECT_LE(bytes.size(), 4096u) << "must fit in the pipe's buffer";
+  EXPECT_EQ(::write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  ::close(fds[1]);
+  std::string result;
+  try {
+    const Tensor t = read_npy("/dev/fd/" + std::to_string(fds[0]));
+    result = "shape " + t.shape_str() + ", first " + std::to_string(t.data.empty() ? 0.0 : t.data[0]);
+  } catch (const NpyError& e) {
+    result = e.what();
+  }
+  ::close(fds[0]);
+  return result;
+}
+
+TEST(NpyErrors, PipesAreReadAsStreams) {
+  const std::string good = to_npy_bytes(iota({2, 3}), NpyDtype::F32);
+  EXPECT_EQ(read_through_pipe(good), "shape (2, 3), first -5.100000");
+  EXPECT_NE(read_through_pipe(good + "x").find("trailing garbage: more bytes follow the data (header says 6 "
+                                                  "elements, 24 bytes)"),
+            std::string::npos);
+  EXPECT_NE(read_through_pipe(good.substr(0, good.size() - 5))
+                .find("truncated: header says 6 elements (24 bytes) but only 19 bytes follow"),
+            std::string::npos);
+  EXPECT_NE(read_through_pipe(npy(dict("<f8", "(100000000,)"), std::string(16, '\0')))
+                .find("truncated: header says 100000000 elements (800000000 bytes) but only 16 bytes follow"),
+            std::string::npos);
+  EXPECT_NE(read_through_pipe("").find("not an .npy file (bad magic)"), std::string::npos);
 }
 
 // Random corruptions of valid files must parse or throw NpyError; under the sanitizers this also
@@ -351,6 +399,18 @@ class TempDir : public ::testing::Test {
 
   std::string dir_;
 };
+
+TEST_F(TempDir, AFifoWithoutAWriterReadsAsEmpty) {
+  ASSERT_EQ(::mkfifo(path("p.npy").c_str(), 0600), 0);
+  EXPECT_EQ(error_of([&] { read_npy(path("p.npy")); }), path("p.npy") + ": not an .npy file (bad magic)");
+}
+
+TEST_F(TempDir, ARegularFileCountsItsTrailingBytes) {
+  std::ofstream(path("t.npy"), std::ios::binary) << to_npy_bytes(iota({3}), NpyDtype::F64) << "abc";
+  EXPECT_NE(error_of([&] { read_npy(path("t.npy")); })
+                .find("trailing garbage: 3 bytes follow the data (header says 3 elements, 24 bytes)"),
+            std::string::npos);
+}
 
 TEST_F(TempDir, WriteReplacesAtomicallyAndLeavesNoTemporaryFiles) {
   write_npy(path("a.npy"), iota({2, 3}));

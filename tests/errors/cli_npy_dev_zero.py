@@ -1,0 +1,7 @@
+# expect: error: /dev/zero: not an .npy file (bad magic)
+# args: run --in x=/dev/zero
+import numpy as np
+
+
+def k(x: "f32[M, N]"):
+    return x * 2.0
