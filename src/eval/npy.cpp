@@ -498,6 +498,8 @@ Tensor read_npy_from(ByteSource& in, const std::string& name) {
 
 }  // namespace
 
+double round_to_half(double value) { return half_to_double(double_to_half(value)); }
+
 Tensor parse_npy(const std::string& bytes, const std::string& name) {
   StringSource in(bytes);
   return read_npy_from(in, name);

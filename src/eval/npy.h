@@ -36,6 +36,10 @@ Tensor parse_npy(const std::string& bytes, const std::string& name_for_messages)
 /// I/O failure and std::invalid_argument when t breaks the Tensor invariant.
 void write_npy(const std::string& path, const Tensor& t, NpyDtype dtype = NpyDtype::F64);
 
+/// `value` rounded to IEEE half precision (to nearest, ties to even, as
+/// NumPy's float16), back as a double: what an F16 .npy file stores.
+double round_to_half(double value);
+
 /// The bytes write_npy would write.
 std::string to_npy_bytes(const Tensor& t, NpyDtype dtype);
 

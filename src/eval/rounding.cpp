@@ -6,6 +6,8 @@
 #include <limits>
 #include <sstream>
 
+#include "eval/npy.h"
+
 namespace axon::eval {
 
 double unit_roundoff(ir::DType dtype) {
@@ -30,7 +32,7 @@ double round_to(double x, ir::DType dtype) {
   float f = static_cast<float>(x);
   switch (dtype) {
     case ir::DType::F32: return f;
-    case ir::DType::F16: return static_cast<double>(static_cast<_Float16>(x));
+    case ir::DType::F16: return round_to_half(x);  // by hand: clang 14 has no _Float16 on x86-64
     case ir::DType::BF16: {
       if (std::isnan(f)) return f;
       uint32_t bits;
