@@ -1,0 +1,54 @@
+// The search as a library: what the command line and the Python package call.
+//
+// One request names a program file, its sizes, a target and the search's
+// settings; optimize() answers from the kernel cache or runs the search, and
+// writes the output folder whole (support/files.h StagedFolder: a killed run
+// leaves the folder as it was). Progress goes to an Observer; failures are
+// thrown as typed errors: UserError (bad program or request, with file:line:col
+// where one exists), NoValidKernelError (no candidate was valid; exit 5) and
+// InternalError (a bug).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/observer.h"
+#include "search/options.h"
+
+namespace axon::search {
+
+struct OptimizeRequest {
+  std::string file;                  // the program (.py in the NumPy subset)
+  std::optional<std::string> entry;  // the kernel; default: the last def in the file
+  /// Sizes as --dims spells them ("M=64,K=32", a SIZES preset such as "test",
+  /// or both); `sizes` entries are applied after it.
+  std::string dims;
+  std::map<std::string, int64_t> sizes;
+  std::string target = "cpu";  // a target's name (cpu, trn1) or a description file
+  Options options;
+  /// The kernel cache: the default one ($XDG_CACHE_HOME/axon/kernels.sqlite),
+  /// a path, or none.
+  enum class Cache { Default, Path, Off } cache = Cache::Default;
+  std::string cache_path;
+  std::string out;  // the output folder, replaced whole when the search succeeds
+};
+
+/// What optimize() reports back once `out` is in place.
+struct OptimizeSummary {
+  std::string out;            // the folder written
+  std::string candidate;      // the chosen candidate's name
+  double seconds = 0;         // its median time
+  double numpy_seconds = 0;   // NumPy on the same file and inputs; 0 when not measured
+  bool from_cache = false;
+  std::string cache_path;     // empty when the cache was off
+  std::string line;           // the one-line summary `axon optimize` prints last
+};
+
+/// Runs the search for `request` (or answers from the cache), writes
+/// request.out, and returns what it chose. `observer` may be null.
+OptimizeSummary optimize(const OptimizeRequest& request, Observer* observer = nullptr);
+
+}  // namespace axon::search
