@@ -123,10 +123,9 @@ std::optional<tune::Cache> open_cache(const OptimizeRequest& request, Observer& 
 // The output folder's files besides the target's own.
 const std::vector<std::string> kReports = {"report.md", "report.html", "search.json"};
 
-std::vector<std::string> output_files(Target& target, const KernelPtr& any) {
-  std::vector<std::string> names;
-  if (any)
-    for (const auto& [name, _] : any->files()) names.push_back(name);
+// Every file of the output folder, in the order the messages list them.
+std::vector<std::string> output_files(const Target& target) {
+  std::vector<std::string> names = target.printed_files();
   for (const std::string& name : target.artifact_files()) names.push_back(name);
   names.insert(names.end(), kReports.begin(), kReports.end());
   return names;
@@ -326,28 +325,12 @@ OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dim
       throw UserError(request.out_loc, e.what());
     }
   };
-  // The target's own files are known once it printed a kernel; until then
-  // the folder may hold what any earlier search of this target wrote.
-  std::vector<std::string> names = target->artifact_files();
-  for (const char* n : {"kernel.h", "kernel.cpp", "kernel.json", "kernel.py"}) names.push_back(n);
-  names.insert(names.end(), kReports.begin(), kReports.end());
+  std::vector<std::string> names = output_files(*target);
   stage_out(names);
   cache = open_cache(request, observer);
   key = cache_key(program, dims, description, options);
-  std::vector<std::string> expected;  // what a cache entry must hold: learned from the entry's own search
-  if (cache) {
-    std::optional<tune::CachedKernel> peek = cache->lookup(key);
-    if (peek) {
-      for (const auto& [name, _] : peek->files) expected.push_back(name);
-      std::vector<std::string> required = target->artifact_files();
-      required.insert(required.end(), kReports.begin(), kReports.end());
-      for (const std::string& r : required)
-        if (std::find(expected.begin(), expected.end(), r) == expected.end()) expected.push_back(r);
-      if (auto hit = answer_from_cache(*cache, key, expected, *staged, request, observer, t0)) return *hit;
-    } else if (!cache->warning().empty()) {
-      observer.warning(cache->warning());
-    }
-  }
+  if (cache)
+    if (auto hit = answer_from_cache(*cache, key, names, *staged, request, observer, t0)) return *hit;
 
   std::string work = (fs::path(staged->path()) / "candidates").string();
   Search search(program, dims, *target, options, cache ? &*cache : nullptr, key, work, observer);
@@ -374,7 +357,7 @@ OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dim
   }
   search.write_output(staged->path());
   const SearchResult& r = search.result();
-  std::vector<std::string> written = output_files(*target, r.best->kernel);
+  const std::vector<std::string>& written = names;
   if (cache) {
     tune::CachedKernel cached;
     for (const std::string& name : written) cached.files[name] = read_file((fs::path(staged->path()) / name).string());

@@ -265,11 +265,11 @@ class Search::Impl {
       }
       c.dir = (fs::path(work_) / ("c" + std::to_string(i))).string();
       write_candidate_files(c);
-      if (measured.count(c.id)) resume(c, measured.at(c.id));
       // A valid record is compiled and timed again: its time was taken in
       // another run, under another load, and the choice compares times of
       // this one (a failure, the costly part of a search, is not retried).
-      if (!c.from_record || c.valid()) todo.push_back(&c);
+      bool again = !measured.count(c.id) || resume(c, measured.at(c.id));
+      if (again) todo.push_back(&c);
     }
     progress_.total = static_cast<int>(result_.space.selected);
     std::vector<const TargetKernel*> kernels;
@@ -484,7 +484,8 @@ class Search::Impl {
                                 c.valid(), c.seconds, c.max_error, c.status});
   }
 
-  void resume(Candidate& c, const tune::CandidateRecord& r) {
+  // Takes an interrupted search's record; true when it is to be measured again.
+  bool resume(Candidate& c, const tune::CandidateRecord& r) {
     c.from_record = c.measured = true;
     c.state = r.valid                        ? Candidate::State::Valid
               : r.status == "compile error" ? Candidate::State::CompileError
@@ -494,7 +495,9 @@ class Search::Impl {
     c.status = r.detail;
     ++result_.resumed;
     observer_.note("  " + c.name + ": measured before (" + (c.valid() ? "valid; timed again" : c.status) + ")");
-    if (c.valid()) c.state = Candidate::State::Generated;  // counts once timed again
+    if (!c.valid()) return false;
+    c.state = Candidate::State::Generated;  // valid once timed again
+    return true;
   }
 
   const Options& options_;

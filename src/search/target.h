@@ -109,6 +109,8 @@ class Target {
   virtual Built compile_alone(const TargetKernel& kernel, const std::string& dir) = 0;
   /// The files compile_alone writes into the output folder ("kernel.so").
   virtual std::vector<std::string> artifact_files() const = 0;
+  /// The names of the files its kernels' files() hold ("kernel.cpp", ...).
+  virtual std::vector<std::string> printed_files() const = 0;
 
   // ---- runner ----
   /// Runs the kernel isolated: its outputs from the first call, and with

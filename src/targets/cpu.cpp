@@ -301,6 +301,7 @@ class CpuTarget : public search::Target {
   }
 
   std::vector<std::string> artifact_files() const override { return {"kernel.so"}; }
+  std::vector<std::string> printed_files() const override { return {"kernel.h", "kernel.cpp", "kernel.json"}; }
 
   tune::RunResult run(const search::TargetKernel& kernel, const search::Artifact& artifact,
                       const search::RunSpec& spec) override {
