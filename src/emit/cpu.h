@@ -60,9 +60,9 @@ struct StageSchedule {
 
 struct CpuSchedule {
   tile::TargetShape shape;
-  std::string memory;     // the description's memory space the arrays live in
-  std::string registers;  // the space of its vector registers
-  std::vector<StageSchedule> stages;      // one per plan stage, in order
+  std::string memory;                      // the description's memory space the arrays live in
+  std::string registers;                   // the space of its vector registers
+  std::vector<StageSchedule> stages;       // one per plan stage, in order
   std::vector<fuse::RowGroup> row_groups;  // those that apply, in stage order, not overlapping
   bool fuse_rows = false;                  // whether row groups were asked for
 };
@@ -140,8 +140,12 @@ inline constexpr const char* kComputeFunction = "axon_kernel_compute";
 
 /// A kernel's source in pieces that compose without searching text.
 struct KernelParts {
-  std::string prelude;  // includes and the description's helpers (the prelude file), WITHOUT #include "kernel.h": identical for every kernel of one description
-  std::string body;     // the kernel's own definitions, valid inside any named namespace: its scratch type and kComputeFunction (static, not extern "C")
+  /// Includes and the description's helpers (the prelude file), WITHOUT
+  /// #include "kernel.h": identical for every kernel of one description.
+  std::string prelude;
+  /// The kernel's own definitions, valid inside any named namespace: its
+  /// scratch type and kComputeFunction (static, not extern "C").
+  std::string body;
   std::vector<std::string> param_c_names;  // inputs then outputs, as in the entry's signature
   size_t inputs = 0;
 };

@@ -43,13 +43,14 @@ void check_implemented(const CpuSchedule& schedule, size_t stages) {
   AXON_CHECK(schedule.stages.size() == stages, "one StageSchedule per plan stage");
   for (size_t i = 0; i < stages; ++i) {
     const StageSchedule& s = schedule.stages[i];
-    AXON_CHECK(s.results.size() == 1 && s.results[0] == i,
-               "StageSchedule::results of stage " + std::to_string(i) + ": a nest computing other stages is not printed yet");
+    AXON_CHECK(s.results.size() == 1 && s.results[0] == i, "StageSchedule::results of stage " + std::to_string(i) +
+                                                               ": a nest computing other stages is not printed yet");
     AXON_CHECK(s.fold == FoldKind::Plain,
                "StageSchedule::fold of stage " + std::to_string(i) + ": only FoldKind::Plain is printed yet");
     AXON_CHECK(s.order == LoopOrder::RegisterTiled,
                "StageSchedule::order of stage " + std::to_string(i) + ": only LoopOrder::RegisterTiled is printed yet");
-    AXON_CHECK(s.k_block == 0, "StageSchedule::k_block of stage " + std::to_string(i) + ": only 0 (no K blocks) is printed yet");
+    AXON_CHECK(s.k_block == 0,
+               "StageSchedule::k_block of stage " + std::to_string(i) + ": only 0 (no K blocks) is printed yet");
   }
 }
 
@@ -57,7 +58,12 @@ class Walker {
  public:
   Walker(const tile::Plan& plan, const ir::Function& fn, const CpuSchedule& schedule, const hw::Description& target,
          LoweringSource& source)
-      : plan_(plan), fn_(fn), schedule_(schedule), target_(target), source_(source), shape_(schedule.shape),
+      : plan_(plan),
+        fn_(fn),
+        schedule_(schedule),
+        target_(target),
+        source_(source),
+        shape_(schedule.shape),
         reg_(schedule.registers) {}
 
   KernelWalk run() {
@@ -164,8 +170,8 @@ class Walker {
   }
 
   // Loads the leaves at `idx` in `mode` and evaluates the tile; returns the variable.
-  std::string evaluate(const Stage& s, const CoveredTile& t, int vec_dim, const std::vector<std::string>& idx, Mode mode,
-                       int tail, const std::string& acc) {
+  std::string evaluate(const Stage& s, const CoveredTile& t, int vec_dim, const std::vector<std::string>& idx,
+                       Mode mode, int tail, const std::string& acc) {
     std::map<int, std::string> values;
     if (t.acc) values[t.acc->id()] = acc;
     for (size_t i = 0; i < s.leaves.size(); ++i) {
@@ -710,7 +716,6 @@ class Walker {
     }
     close();
   }
-
 };
 
 }  // namespace
@@ -732,8 +737,7 @@ isa::Spec hole_spec(const std::string& name, int lanes, const std::string& memor
   else if (name == "load_tail")
     spec = isa::spec_from_source(name, "def h(x: 'f32[R]'):\n    return x", {m}, r, tail);
   else if (name == "load_bcast")
-    spec =
-        isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {m}, r, {});
+    spec = isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {m}, r, {});
   else if (name == "load_strided")
     spec = isa::spec_from_source(name, "def h(x: 'f32[" + W + ", S]'):\n    return x[:, 0]", {m}, r, strided);
   else if (name == "load_strided_tail") {
@@ -749,14 +753,13 @@ isa::Spec hole_spec(const std::string& name, int lanes, const std::string& memor
   else if (name == "store_scalar")
     spec = isa::spec_from_source(name, "def h(v: 'f32[]'):\n    return v", {r}, m, {});
   else if (name == "splat")
-    spec =
-        isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {r}, r, {});
+    spec = isa::spec_from_source(name, "def h(s: 'f32[]'):\n    return np.broadcast_to(s, (" + W + ",))", {r}, r, {});
   else if (name == "zero")
     spec = isa::spec_from_source(name, "def h():\n    return np.broadcast_to(0.0, (" + W + ",))", {}, r, {});
   else if (name == "merge_tail")
     spec = isa::spec_from_source(
-        name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])",
-        {r, r}, r, tail);
+        name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])", {r, r}, r,
+        tail);
   else if (name == "sum" || name == "max" || name == "min")
     spec = isa::spec_from_source("horizontal " + name, "def h(x: 'f32[" + W + "]'):\n    return np." + name + "(x)",
                                  {r}, r, {});
@@ -766,8 +769,8 @@ isa::Spec hole_spec(const std::string& name, int lanes, const std::string& memor
 }
 
 void throw_unproved_hole(const ir::Function& fn, const hw::Description& target, const std::string& name) {
-  throw UserError(fn.loc, "target " + target.name + " (" + target.path +
-                              "): no instruction sequence proved for the '" + name + "' step of a vector loop");
+  throw UserError(fn.loc, "target " + target.name + " (" + target.path + "): no instruction sequence proved for the '" +
+                              name + "' step of a vector loop");
 }
 
 }  // namespace axon::emit::detail

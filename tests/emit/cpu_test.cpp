@@ -1,13 +1,14 @@
 // The CPU emitter in its three steps: selection's step costs are the printed
 // kernel's, kernels compose from their parts into one translation unit, and
 // the printer refuses what the selection or the schedule does not give it.
+#include "emit/cpu.h"
+
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "emit/cpu.h"
 #include "eval/bind.h"
 #include "hw/description.h"
 #include "lang/load.h"
@@ -52,10 +53,14 @@ struct CostRow {
 TEST(EmitSelection, StepCostsAreThePrintedKernels) {
   hw::Description target = hw::load_description(kSource + "/hw/x86-avx2.json");
   const std::vector<CostRow> rows = {
-      {"matmul_batched.py", CostRow::Tiling::Search, false}, {"matmul_batched.py", CostRow::Tiling::Default, false},
-      {"matmul_vector.py", CostRow::Tiling::FirstOption, false}, {"reductions.py", CostRow::Tiling::Search, false},
-      {"reductions.py", CostRow::Tiling::FirstOption, false},    {"mlp.py", CostRow::Tiling::Search, true},
-      {"mlp.py", CostRow::Tiling::Default, false},               {"cumsum_axes.py", CostRow::Tiling::Search, false},
+      {"matmul_batched.py", CostRow::Tiling::Search, false},
+      {"matmul_batched.py", CostRow::Tiling::Default, false},
+      {"matmul_vector.py", CostRow::Tiling::FirstOption, false},
+      {"reductions.py", CostRow::Tiling::Search, false},
+      {"reductions.py", CostRow::Tiling::FirstOption, false},
+      {"mlp.py", CostRow::Tiling::Search, true},
+      {"mlp.py", CostRow::Tiling::Default, false},
+      {"cumsum_axes.py", CostRow::Tiling::Search, false},
   };
   for (const CostRow& row : rows) {
     std::unique_ptr<Planned> p = plan_program(kSource + "/tests/programs/" + row.program, target);
@@ -71,8 +76,8 @@ TEST(EmitSelection, StepCostsAreThePrintedKernels) {
     emit::CpuSelection selection = emit::select_cpu(p->plan, fn, schedule, target, *p->synth);
     emit::CpuKernel printed = emit::print_cpu(p->plan, fn, schedule, selection, target);
     emit::CpuKernel emitted = emit::emit_cpu(p->plan, fn, target, *p->synth, policy, fixed, row.fuse_rows);
-    std::string what = row.program + " tiling " + std::to_string(static_cast<int>(row.tiling)) +
-                       (row.fuse_rows ? " fused rows" : "");
+    std::string what =
+        row.program + " tiling " + std::to_string(static_cast<int>(row.tiling)) + (row.fuse_rows ? " fused rows" : "");
     EXPECT_EQ(printed.source, emitted.source) << what;
     ASSERT_EQ(selection.stages.size(), printed.stages.size()) << what;
     for (size_t i = 0; i < printed.stages.size(); ++i) {
@@ -81,7 +86,9 @@ TEST(EmitSelection, StepCostsAreThePrintedKernels) {
           << "\n  printed:  " << costs_text(printed.stages[i].step_cost);
       EXPECT_FALSE(selection.stages[i].holes.empty()) << what << ", stage " << i;
       for (const auto& [name, lowering] : selection.stages[i].holes) {
-        if (lowering) EXPECT_GE(lowering->tree.cost, 0) << what << ", hole " << name;
+        if (lowering) {
+          EXPECT_GE(lowering->tree.cost, 0) << what << ", hole " << name;
+        }
       }
     }
   }
