@@ -150,9 +150,12 @@ TEST(EmitPrinter, RefusesWhatWasNotSelectedOrIsNotImplemented) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
   };
-  emit::CpuSelection no_load = selection;
-  no_load.stages[0].holes.erase("load");
-  refused(schedule, no_load, "'load', which was not selected");
+  ASSERT_FALSE(selection.stages[0].holes.empty());
+  for (const auto& [name, lowering] : selection.stages[0].holes) {
+    emit::CpuSelection without = selection;
+    without.stages[0].holes.erase(name);
+    refused(schedule, without, "'" + name + "', which was not selected");
+  }
   emit::CpuSchedule online = schedule, blocked = schedule, merged = schedule;
   online.stages[0].fold = emit::FoldKind::Online;
   refused(online, selection, "StageSchedule::fold");
