@@ -6,7 +6,7 @@ struct axon_scratch {
 };
 }  // namespace
 
-extern "C" int axon_k_matmul(const float* axon_p_a, const float* axon_p_b, float* axon_out0) {
+static int axon_kernel_compute(const float* axon_p_a, const float* axon_p_b, float* axon_out0) {
   const float* const axon_in0 = axon_p_a;
   const float* const axon_in1 = axon_p_b;
   {  // stage 0: einsum ab,bc->ac over [9, 37, 5r], fold sum; W=16 MR=8 NV=3 threads=1
@@ -194,9 +194,13 @@ extern "C" int axon_k_matmul(const float* axon_p_a, const float* axon_p_b, float
   return 0;
 }
 
+extern "C" int axon_k_matmul(const float* axon_p_a, const float* axon_p_b, float* axon_out0) {
+  return axon_kernel_compute(axon_p_a, axon_p_b, axon_out0);
+}
+
 extern "C" int axon_kernel_packed(const float* const* in, float* const* out) {
   (void)in;
-  return axon_k_matmul(in[0], in[1], out[0]);
+  return axon_kernel_compute(in[0], in[1], out[0]);
 }
 
 extern "C" const char* axon_kernel_info() {

@@ -6,7 +6,7 @@ struct axon_scratch {
 };
 }  // namespace
 
-extern "C" int axon_k_rmsnorm(const float* axon_p_x, const float* axon_p_g, float* axon_out0) {
+static int axon_kernel_compute(const float* axon_p_x, const float* axon_p_g, float* axon_out0) {
   const float* const axon_in0 = axon_p_x;
   const float* const axon_in1 = axon_p_g;
   static thread_local axon_scratch scratch;
@@ -117,9 +117,13 @@ extern "C" int axon_k_rmsnorm(const float* axon_p_x, const float* axon_p_g, floa
   return 0;
 }
 
+extern "C" int axon_k_rmsnorm(const float* axon_p_x, const float* axon_p_g, float* axon_out0) {
+  return axon_kernel_compute(axon_p_x, axon_p_g, axon_out0);
+}
+
 extern "C" int axon_kernel_packed(const float* const* in, float* const* out) {
   (void)in;
-  return axon_k_rmsnorm(in[0], in[1], out[0]);
+  return axon_kernel_compute(in[0], in[1], out[0]);
 }
 
 extern "C" const char* axon_kernel_info() {
