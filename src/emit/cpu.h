@@ -148,6 +148,7 @@ struct KernelParts {
   std::string body;
   std::vector<std::string> param_c_names;  // inputs then outputs, as in the entry's signature
   size_t inputs = 0;
+  std::string banner;  // kernel.cpp's first comment lines: target and kernel
 };
 
 struct CpuKernel {
@@ -180,6 +181,10 @@ struct ExportNames {
 /// wrapper is `{ (void)in; BEFORE int rc = NS::compute(in[0].., out[0]..); AFTER
 /// return rc; }`, or `{ (void)in; return NS::compute(..); }` when both hooks are empty.
 std::string print_exports(const CpuKernel& kernel, const ExportNames& names = {});
+
+/// kernel.cpp with these exports: the banner, the prelude, the body and
+/// print_exports(kernel, names). CpuKernel::source is kernel_source(kernel).
+std::string kernel_source(const CpuKernel& kernel, const ExportNames& names = {});
 
 /// Emits `plan` (of function `fn`) as the C function kernel_symbol(fn.name)
 /// for the cpu description `target`: schedule_cpu, select_cpu, print_cpu.

@@ -142,10 +142,14 @@ std::string rewrites_text(const SearchResult& r) {
       t << "- and " << r.variants.merged.size() - 12 << " more\n";
       break;
     }
-    std::string before = u.before, after = u.after;
-    while (!before.empty() && before.back() == '\n') before.pop_back();
-    while (!after.empty() && after.back() == '\n') after.pop_back();
-    t << "- proved (" << u.method << "):\n\n  ```python\n  " << before << "\n  # ==\n  " << after << "\n  ```\n";
+    auto indented = [](const std::string& code) {
+      std::string out;
+      std::istringstream lines(code);
+      for (std::string line; std::getline(lines, line);) out += "  " + line + "\n";
+      return out;
+    };
+    t << "- proved (" << u.method << "):\n\n  ```python\n"
+      << indented(u.before) << "  # ==\n" << indented(u.after) << "  ```\n";
   }
   return t.str();
 }

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -79,6 +78,14 @@ class CpuKernelHandle : public search::TargetKernel {
       : kernel_(std::move(kernel)), estimate_(estimate), flags_(flags) {
     identity_ = tune::text_digest(kernel_.source + "\n" + flags_);
   }
+  /// The same kernel with test-only statements in its packed wrapper.
+  CpuKernelHandle(const CpuKernelHandle& other, const std::string& before_call, const std::string& after_call)
+      : CpuKernelHandle(other) {
+    hooks_.before_call = before_call;
+    hooks_.after_call = after_call;
+    kernel_.source = emit::kernel_source(kernel_, hooks_);
+    identity_ = tune::text_digest(kernel_.source + "\n" + flags_);
+  }
   std::string identity() const override { return identity_; }
   std::string tilings() const override {
     std::string t;
@@ -106,18 +113,24 @@ class CpuKernelHandle : public search::TargetKernel {
     return rows;
   }
   const std::string& source() const override { return kernel_.source; }
-  std::string code() const override { return kernel_.source; }
+  std::string code() const override { return kernel_.parts.body + "\n" + emit::print_exports(kernel_, hooks_); }
   std::map<std::string, std::string> files() const override {
     return {{"kernel.h", kernel_.header}, {"kernel.cpp", kernel_.source}, {"kernel.json", kernel_.info_json + "\n"}};
   }
   search::Estimate estimate() const override { return estimate_; }
 
   const emit::CpuKernel& kernel() const { return kernel_; }
-  emit::CpuKernel& mutable_kernel() { return kernel_; }
-  void refresh_identity() { identity_ = tune::text_digest(kernel_.source + "\n" + flags_); }
+  /// Its exports in a batch: its body in namespace `ns`, each symbol + suffix.
+  std::string exports(const std::string& ns, const std::string& suffix) const {
+    emit::ExportNames names = hooks_;
+    names.ns = ns;
+    names.suffix = suffix;
+    return emit::print_exports(kernel_, names);
+  }
 
  private:
   emit::CpuKernel kernel_;
+  emit::ExportNames hooks_;
   search::Estimate estimate_;
   std::string flags_, identity_;
 };
@@ -132,15 +145,18 @@ const CpuKernelHandle& cpu_kernel(const search::TargetKernel& k) {
 // stage's options ranked by the model; the model's best for every stage,
 // then, for the stages that cost most, their next options with the rest at
 // their best. `points` grows by the size of this plan's tiling space. The
-// instruction costs come from the heuristic kernel's selection.
-std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan& plan, const emit::CpuKernel& heuristic,
+// instruction costs come from the heuristic schedule's selection: nothing is
+// printed to rank.
+std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan& plan,
+                                                               const emit::CpuSchedule& heuristic,
+                                                               const emit::CpuSelection& selected,
                                                                const hw::Description& target, double& points) {
   std::vector<std::vector<std::pair<double, tile::TileParams>>> ranked(plan.stages.size());
   double space = 1;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     for (const tile::TileParams& p : tile::tiling_options(plan.stages[i], heuristic.shape))
       ranked[i].push_back(
-          {tune::estimate_stage(plan, plan.stages[i], p, heuristic.stages[i].step_cost, target).seconds, p});
+          {tune::estimate_stage(plan, plan.stages[i], p, selected.stages[i].step_cost, target).seconds, p});
     std::stable_sort(ranked[i].begin(), ranked[i].end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     if (ranked[i].empty()) ranked[i].push_back({0, heuristic.stages[i].tiling.params});
@@ -165,49 +181,35 @@ std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan&
   return combos;
 }
 
-std::string inject_fault(std::string source, const std::string& fault) {
-  size_t at = source.find("extern \"C\" int axon_kernel_packed(");
-  size_t body = source.find("  (void)in;\n", at);
-  size_t ret = source.find("  return ", body);
-  size_t end = source.find(";\n", ret);
-  AXON_CHECK(at != std::string::npos && body != std::string::npos && ret != std::string::npos,
-             "the emitted kernel has no axon_kernel_packed body");
-  if (fault == "crash")
-    source.insert(body, "  __builtin_trap();\n");
-  else if (fault == "hang")
-    source.insert(body, "  for (volatile int spin = 0;; spin = spin + 1) {\n  }\n");
-  else if (fault == "memory")
-    source.insert(body, "  void* hog = std::malloc(size_t{1} << 30);\n  if (!hog) return 1;\n  std::free(hog);\n");
-  else if (fault == "wrong")
-    source.replace(ret, end + 2 - ret,
-                   "  int rc = " + source.substr(ret + 9, end - ret - 9) + ";\n  out[0][0] += 1.0f;\n  return rc;\n");
-  return source;
-}
-
-// The batch source: the first kernel's includes and prelude once, then each
-// kernel's body in its own namespace with its exported symbols renamed
-// (ENTRY_cN, axon_kernel_packed_cN, axon_kernel_info_cN).
+// The batch source, built from the kernels' parts: the prelude once, then
+// each kernel's body in a namespace of its own and its exports with a suffix
+// (ENTRY_cN, axon_kernel_packed_cN, axon_kernel_info_cN) calling into it.
 std::string batch_source(const std::vector<const CpuKernelHandle*>& batch, std::vector<std::string>& symbols) {
-  const std::string marker = "// ---- kernel ----\n";
-  const std::string& first = batch.front()->kernel().source;
-  std::string preamble = first.substr(0, first.find(marker));
-  size_t include = preamble.find("#include \"kernel.h\"\n");
-  if (include != std::string::npos) preamble.erase(include, std::string("#include \"kernel.h\"\n").size());
-  std::string out = preamble;
+  std::string out = batch.front()->kernel().parts.prelude;
   for (const CpuKernelHandle* c : batch) {
-    const std::string& src = c->kernel().source;
-    size_t at = src.find(marker);
-    AXON_CHECK(at != std::string::npos, "an emitted kernel without its kernel section");
-    std::string unit = src.substr(at + marker.size());
+    AXON_CHECK(c->kernel().parts.prelude == batch.front()->kernel().parts.prelude,
+               "kernels of one batch must share their description's prelude");
     std::string suffix = "_c" + c->identity().substr(0, 12);
-    for (const std::string& name :
-         {c->kernel().entry, std::string(emit::kPackedSymbol), std::string(emit::kInfoSymbol)})
-      unit = std::regex_replace(unit, std::regex("\\b" + name + "\\("), name + suffix + "(");
-    symbols.push_back("axon_kernel_packed" + suffix);
-    out += "namespace axon" + suffix + " {\n" + unit + "}  // namespace axon" + suffix + "\n";
+    std::string ns = "axon" + suffix;
+    symbols.push_back(std::string(emit::kPackedSymbol) + suffix);
+    out += "namespace " + ns + " {\n" + c->kernel().parts.body + "}  // namespace " + ns + "\n" +
+           c->exports(ns, suffix);
   }
   return out;
 }
+
+// The test-only faults (search/pipeline.cpp), as statements of the packed wrapper.
+struct Fault {
+  const char* name;
+  const char* before_call;
+  const char* after_call;
+};
+constexpr Fault kFaults[] = {
+    {"crash", "__builtin_trap();", ""},
+    {"hang", "for (volatile int spin = 0;; spin = spin + 1) {\n  }", ""},
+    {"memory", "void* hog = std::malloc(size_t{1} << 30);\n  if (!hog) return 1;\n  std::free(hog);", ""},
+    {"wrong", "", "out[0][0] += 1.0f;"},
+};
 
 class CpuTarget : public search::Target {
  public:
@@ -228,24 +230,28 @@ class CpuTarget : public search::Target {
       search::Estimate e = estimate(plan, k, description_);
       kernels.push_back(std::make_shared<CpuKernelHandle>(std::move(k), e, description_.compile_flags));
     };
-    emit::CpuKernel heuristic = emit::emit_cpu(plan, fn, description_, synth_, policy, {}, request.fuse_rows);
+    // Schedule, select the instructions (with their costs), print: the
+    // heuristic tiling first; its selection's costs rank the tile space.
+    emit::CpuSchedule heuristic = emit::schedule_cpu(plan, fn, description_, synth_, policy, {}, request.fuse_rows);
+    emit::CpuSelection selected = emit::select_cpu(plan, fn, heuristic, description_, synth_);
+    add(emit::print_cpu(plan, fn, heuristic, selected, description_));
     if (!request.tiling_space) {
       points += 1;
-      add(std::move(heuristic));
       return kernels;
     }
-    std::vector<std::vector<tile::TileParams>> combos = tiling_combinations(plan, heuristic, description_, points);
-    add(heuristic);
-    for (const std::vector<tile::TileParams>& combo : combos)
-      add(emit::emit_cpu(plan, fn, description_, synth_, policy, combo, request.fuse_rows));
+    for (const std::vector<tile::TileParams>& combo :
+         tiling_combinations(plan, heuristic, selected, description_, points)) {
+      emit::CpuSchedule schedule = emit::schedule_cpu(plan, fn, description_, synth_, policy, combo, request.fuse_rows);
+      add(emit::print_cpu(plan, fn, schedule, emit::select_cpu(plan, fn, schedule, description_, synth_),
+                          description_));
+    }
     return kernels;
   }
 
   search::KernelPtr with_fault(const search::TargetKernel& kernel, const std::string& fault) const override {
-    auto copy = std::make_shared<CpuKernelHandle>(cpu_kernel(kernel));
-    copy->mutable_kernel().source = inject_fault(copy->kernel().source, fault);
-    copy->refresh_identity();
-    return copy;
+    for (const Fault& f : kFaults)
+      if (fault == f.name) return std::make_shared<CpuKernelHandle>(cpu_kernel(kernel), f.before_call, f.after_call);
+    return nullptr;
   }
 
   // Several kernels per translation unit, `jobs` units at once. A unit that
