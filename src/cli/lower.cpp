@@ -3,7 +3,8 @@
 
 #include "cli/commands.h"
 #include "cli/target.h"
-#include "emit/trn1.h"
+#include "search/pipeline.h"
+#include "tile/plan.h"
 #include "eval/bind.h"
 #include "lang/load.h"
 
@@ -24,10 +25,7 @@ int lower(const Word& command, const ParsedArgs& args) {
     throw UserError(args.last("--target") ? args.last("--target")->loc : command.loc,
                     "lower prints Trainium programs; " + target.name + " is a " + target.target +
                         " target (use axon optimize for cpu)");
-  tile::Plan plan = tile::plan_function(program.kernel, dims);
-  smt::Prover prover;
-  isa::Synthesizer synth(target, prover);
-  std::cout << emit::lower_trn1(plan, program.kernel, target, synth);
+  std::cout << search::lower_program(program, dims, target)->source();
   return 0;
 }
 

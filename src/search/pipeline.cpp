@@ -108,6 +108,18 @@ Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64
   return r;
 }
 
+KernelPtr lower_program(const ir::Program& program, const ir::Dims& dims, const hw::Description& description) {
+  smt::Prover prover;
+  std::unique_ptr<Target> target = make_target(description, prover);
+  tile::Plan plan = tile::plan_function(program.kernel, dims);
+  PointRequest request;
+  request.tiling_space = false;
+  double points = 0;
+  std::vector<KernelPtr> kernels = target->kernels(plan, program.kernel, request, points);
+  AXON_CHECK(!kernels.empty(), "a target printed no kernel for a plan");
+  return kernels.front();
+}
+
 class Search::Impl {
  public:
   Impl(const ir::Program& program, const ir::Dims& dims, Target& target, const Options& options, tune::Cache* cache,

@@ -86,6 +86,9 @@ class Target {
   virtual const hw::Description& description() const = 0;
   /// Empty when this machine can run the target's kernels, else why not.
   virtual std::string cannot_run() const = 0;
+  /// Empty when the target has a toolchain, else why not: a search for it is
+  /// refused before it starts (its kernels can still be printed).
+  virtual std::string cannot_build() const { return ""; }
   /// The synthesizer whose proved lowerings the kernels use (for the reports).
   virtual const isa::Synthesizer& synthesizer() const = 0;
 

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "targets/cpu.h"
+#include "targets/trn1.h"
 
 namespace axon::targets {
 
@@ -15,7 +16,7 @@ void register_all() {
       std::string wide = hw + "/x86-avx512.json";
       return cpu_supports(hw::load_description(wide)) ? wide : hw + "/x86-avx2.json";
     });
-    // Trainium's description: `axon lower` prints its listing; no search target yet.
+    search::register_target("trn1", make_trn1_target);
     search::register_target_name("trn1", [](const std::string& hw) { return hw + "/trn1.json"; });
   });
 }
