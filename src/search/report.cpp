@@ -138,8 +138,9 @@ std::string rewrites_text(const SearchResult& r) {
     << "). The local rewrites proved while exploring (each merged into the nu-graph):\n\n";
   size_t shown = 0;
   for (const algebra::UsedProof& u : r.variants.merged) {
-    if (++shown > 12) {
-      t << "- and " << r.variants.merged.size() - 12 << " more\n";
+    const size_t kShown = 5;
+    if (++shown > kShown) {
+      t << "- and " << r.variants.merged.size() - kShown << " more (search.json lists every one)\n";
       break;
     }
     auto indented = [](const std::string& code) {
