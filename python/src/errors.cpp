@@ -1,6 +1,7 @@
 #include "errors.h"
 
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include "support/diag.h"
 

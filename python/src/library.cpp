@@ -38,7 +38,10 @@ std::vector<Port> ports(const nlohmann::json& list) {
   constexpr int64_t kMostElements = int64_t{1} << 40;
   std::vector<Port> result;
   for (const nlohmann::json& p : list) {
-    Port port{p.at("name"), p.at("dtype"), p.at("shape").get<std::vector<int64_t>>()};
+    Port port;
+    port.name = p.at("name");
+    port.dtype = p.at("dtype");
+    port.shape = p.at("shape").get<std::vector<int64_t>>();
     for (int64_t d : port.shape) {
       if (d < 1 || d > kMostElements / static_cast<int64_t>(port.elements))
         throw std::out_of_range("a shape that is not a list of sizes >= 1");

@@ -16,9 +16,9 @@ def test_bad_program_has_a_location():
     with pytest.raises(axon.ProgramError) as e:
         axon.optimize(program("bad_program"), {"N": 8}, **SEARCH)
     err = e.value
-    assert err.file.endswith("bad_program.py") and (err.line, err.col) == (6, 12)
+    assert err.file.endswith("bad_program.py") and (err.line, err.col) == (6, 15)
     assert "np.sort" in err.message
-    assert str(err).startswith(err.file + ":6:12: error:")
+    assert str(err).startswith(err.file + ":6:15: error:")
     assert "return np.sort(x)" in str(err)  # the source line and its caret
 
 

@@ -1,4 +1,4 @@
-"""np.sort is outside the NumPy subset: a ProgramError at line 6, column 12."""
+"""np.sort is outside the NumPy subset: a ProgramError at line 6, column 15 (at "sort")."""
 import numpy as np
 
 
