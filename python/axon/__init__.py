@@ -28,8 +28,7 @@ __all__ = ["optimize", "load", "verify", "jit", "Kernel", "Verdict", "Counterexa
 HW_DIR = os.path.join(os.path.dirname(__file__), "hw")  # the hardware descriptions, installed with the package
 
 _axon.set_converter(_to_float32)
-if _axon.has_search:
-    _axon.set_hw_dir(HW_DIR)
+_axon.set_hw_dir(HW_DIR)
 
 
 def optimize(fn_or_path, dims=None, *, target="cpu", budget=90, entry=None, cache=True, **options):
@@ -45,8 +44,6 @@ def optimize(fn_or_path, dims=None, *, target="cpu", budget=90, entry=None, cach
     them: max_candidates, variants, seed, jobs, time_limit, no_algebra,
     no_fusion, default_tiling, no_tuning, time_numpy.
     """
-    if not _axon.has_search:
-        raise Error("this build of axon has no search library (axon_search's optimize() was not built in)")
     file, entry = _program_of(fn_or_path, entry)
     preset, sizes = "", {}
     if isinstance(dims, str):

@@ -60,13 +60,18 @@ class Kernel(_axon.Library):
 
     @property
     def proofs(self):
-        """What the report lists as proved, one dict per fact: search.json's
-        "proofs" when it has them, else the rows of report.md's table of
-        lowerings (hole, instructions, verdict, method)."""
-        listed = self.report.get("proofs")
-        if isinstance(listed, list):
-            return listed
-        return _lowerings_from_markdown(self.report_markdown)
+        """What the report lists as proved (search.json's "proofs"), one dict
+        per fact with its "kind": the chosen "variant" against the program
+        (before, after, verdict, method, smtlib), each "rewrite" merged while
+        exploring (before, after, verdict, method) and each "lowering" of a
+        hole to instructions (hole, instructions, verdict, method)."""
+        listed = self.report.get("proofs") or {}
+        facts = []
+        if listed.get("variant"):
+            facts.append(dict(listed["variant"], kind="variant"))
+        facts += [dict(r, kind="rewrite") for r in listed.get("rewrites", [])]
+        facts += [dict(l, kind="lowering") for l in listed.get("lowerings", [])]
+        return facts
 
     @property
     def seconds(self):
@@ -133,22 +138,6 @@ def _numpy_seconds_of(report):
             if isinstance(entry.get(key), (int, float)):
                 return float(entry[key])
     return 0.0
-
-
-def _lowerings_from_markdown(text):
-    rows, inside = [], False
-    for line in text.splitlines():
-        if line.startswith("## "):
-            inside = line.startswith("## Lowerings used")
-            continue
-        if not inside or not line.startswith("| `"):
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 4:
-            hole, instructions, verdict, method = cells
-            rows.append({"kind": "lowering", "hole": hole.strip("`"), "instructions": instructions.strip("`"),
-                         "verdict": verdict, "method": method})
-    return rows
 
 
 def _function_of_report(markdown, name):

@@ -14,17 +14,11 @@
 #include "eval/bind.h"
 #include "lang/load.h"
 #include "library.h"
-#include "search/verify.h"
-#include "smt/prover.h"
-
-#if __has_include("targets/register.h") && __has_include("search/target.h")
-#define AXON_PYTHON_HAS_SEARCH 1
 #include "search/api.h"
 #include "search/target.h"
+#include "search/verify.h"
+#include "smt/prover.h"
 #include "targets/register.h"
-#else
-#define AXON_PYTHON_HAS_SEARCH 0
-#endif
 
 namespace nb = nanobind;
 
@@ -138,7 +132,6 @@ nb::dict verify(const std::string& file_a, const std::optional<std::string>& ent
   return result;
 }
 
-#if AXON_PYTHON_HAS_SEARCH
 search::Options search_options(const nb::dict& given) {
   search::Options o;
   for (auto [key, value] : given) {
@@ -192,7 +185,6 @@ nb::dict optimize(const std::string& file, const std::optional<std::string>& ent
   result["line"] = summary.line;
   return result;
 }
-#endif
 
 }  // namespace
 }  // namespace axon::python
@@ -200,10 +192,7 @@ nb::dict optimize(const std::string& file, const std::optional<std::string>& ent
 NB_MODULE(_axon, m) {
   using namespace axon::python;
   register_error_translator();
-#if AXON_PYTHON_HAS_SEARCH
   axon::targets::register_all();
-#endif
-  m.attr("has_search") = bool(AXON_PYTHON_HAS_SEARCH);
 
   // Subclassed by axon.Kernel, whose calls then go straight to Library::call.
   nb::class_<Library>(m, "Library", nb::dynamic_attr())
@@ -218,9 +207,7 @@ NB_MODULE(_axon, m) {
   m.def("bind_sizes", &bind_sizes, nb::arg("file"), nb::arg("entry").none(), nb::arg("shapes"), nb::arg("given"));
   m.def("verify", &verify, nb::arg("file_a"), nb::arg("entry_a").none(), nb::arg("file_b"), nb::arg("entry_b").none(),
         nb::arg("rlimit").none());
-#if AXON_PYTHON_HAS_SEARCH
   m.def("set_hw_dir", [](const std::string& dir) { axon::search::set_hw_dir(dir); }, nb::arg("dir"));
   m.def("optimize", &optimize, nb::arg("file"), nb::arg("entry").none(), nb::arg("dims"), nb::arg("sizes"),
         nb::arg("target"), nb::arg("options"), nb::arg("cache").none(), nb::arg("out"));
-#endif
 }

@@ -55,14 +55,5 @@ struct RunLimits {
   double cpu_seconds = 0;
 };
 RunLimits run_limits(const ParsedArgs& args);
-/// Up to `count` variants of the kernel's first result from the nu-graph
-/// after propagation: structurally distinct ones first (explore.cpp).
-struct Variants {
-  std::vector<ir::Function> functions;  // the original first
-  std::shared_ptr<ir::Graph> graph;     // owns their nodes
-  int proved = 0;                       // proposals proved during propagation
-  double seconds = 0;
-};
-Variants program_variants(const ir::Program& program, size_t count, size_t iterations);
 
 }  // namespace axon::cli

@@ -8,13 +8,11 @@
 
 namespace axon::cli {
 
-/// The description --target names (default `fallback`): "cpu" is
-/// hw/x86-avx512.json on a CPU with AVX-512 and hw/x86-avx2.json otherwise;
-/// "trn1" is hw/trn1.json; anything else is a path to a .json description.
-/// hw/ is $AXON_HW_DIR, else the source tree's hw/ folder.
+/// The description --target names (default `fallback`), as
+/// search::load_description resolves it, with errors at the option.
 hw::Description load_target(const ParsedArgs& args, const std::string& fallback);
 
-/// Whether this CPU can run code for `description` (its requires_cpu feature).
-bool cpu_supports(const hw::Description& description);
+/// The --target text (default `fallback`) and where it was written.
+Word target_word(const ParsedArgs& args, const std::string& fallback, const SourceLoc& command_loc);
 
 }  // namespace axon::cli

@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "ir/program.h"
 #include "search/observer.h"
+#include "support/diag.h"
 #include "search/options.h"
 
 namespace axon::search {
@@ -34,6 +36,8 @@ struct OptimizeRequest {
   enum class Cache { Default, Path, Off } cache = Cache::Default;
   std::string cache_path;
   std::string out;  // the output folder, replaced whole when the search succeeds
+  // Where the command line spelled these, for errors (unknown when empty).
+  SourceLoc target_loc, cache_loc, out_loc;
 };
 
 /// What optimize() reports back once `out` is in place.
@@ -44,11 +48,23 @@ struct OptimizeSummary {
   double numpy_seconds = 0;   // NumPy on the same file and inputs; 0 when not measured
   bool from_cache = false;
   std::string cache_path;     // empty when the cache was off
+  std::string details;        // for people, before that line: the time and its spread, the speed-up, the rewrites
   std::string line;           // the one-line summary `axon optimize` prints last
 };
 
 /// Runs the search for `request` (or answers from the cache), writes
 /// request.out, and returns what it chose. `observer` may be null.
 OptimizeSummary optimize(const OptimizeRequest& request, Observer* observer = nullptr);
+
+/// The same for a program already loaded and sizes already bound (every
+/// symbolic size of program.kernel in `dims`); request.file, entry, dims and
+/// sizes are not read.
+OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dims, const OptimizeRequest& request,
+                                 Observer* observer = nullptr);
+
+/// The sizes `spec` names for `program` ("M=64,K=32", presets of its SIZES,
+/// or both, applied in order), then `sizes`, then bound: every symbolic size
+/// of the kernel gets a value or this is a UserError naming the missing one.
+ir::Dims bind_sizes(const ir::Program& program, const std::string& spec, const std::map<std::string, int64_t>& sizes);
 
 }  // namespace axon::search

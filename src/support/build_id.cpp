@@ -18,9 +18,28 @@ std::string hex(const unsigned char* bytes, size_t n) {
   return out;
 }
 
-// The main program is the first object dl_iterate_phdr reports.
+// The object that holds axon's code: the axon executable, or the Python
+// package's extension module that links the same libraries. It is the one
+// whose loaded segments contain this function's address.
+struct Search {
+  uintptr_t address = 0;
+  std::string id;
+  std::string path;
+};
+
+bool holds(const struct dl_phdr_info* info, uintptr_t address) {
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+    if (ph.p_type == PT_LOAD && address >= start && address < start + ph.p_memsz) return true;
+  }
+  return false;
+}
+
 int find_build_id(struct dl_phdr_info* info, size_t, void* data) {
-  auto* out = static_cast<std::string*>(data);
+  auto* search = static_cast<Search*>(data);
+  if (!holds(info, search->address)) return 0;  // another object: go on
+  search->path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
     if (ph.p_type != PT_NOTE) continue;
@@ -32,18 +51,18 @@ int find_build_id(struct dl_phdr_info* info, size_t, void* data) {
       const char* desc = name + ((note->n_namesz + 3) & ~3u);
       if (note->n_type == NT_GNU_BUILD_ID && note->n_namesz == 4 && std::memcmp(name, "GNU", 4) == 0 &&
           desc + note->n_descsz <= end && note->n_descsz > 0)
-        *out = "build-id " + hex(reinterpret_cast<const unsigned char*>(desc), note->n_descsz);
+        search->id = "build-id " + hex(reinterpret_cast<const unsigned char*>(desc), note->n_descsz);
       at = desc + ((note->n_descsz + 3) & ~3u);
     }
   }
-  return 1;  // only the first object
+  return 1;  // found the object
 }
 
 // Two independent 64-bit hashes of the bytes (FNV-1a and a multiply-xorshift
 // mix) and the length: a binary without a build-id is rare, and one that
 // collides with another build on all three rarer still.
-std::string content_identity() {
-  std::ifstream in("/proc/self/exe", std::ios::binary);
+std::string content_identity(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return "unknown";
   uint64_t forward = 1469598103934665603ull, mixed = 0x9e3779b97f4a7c15ull;
   uint64_t length = 0;
@@ -66,9 +85,11 @@ std::string content_identity() {
 
 const std::string& executable_identity() {
   static const std::string identity = [] {
-    std::string id;
-    dl_iterate_phdr(find_build_id, &id);
-    return id.empty() ? content_identity() : id;
+    Search search;
+    search.address = reinterpret_cast<uintptr_t>(&executable_identity);
+    dl_iterate_phdr(find_build_id, &search);
+    if (!search.id.empty()) return search.id;
+    return content_identity(search.path.empty() ? "/proc/self/exe" : search.path);
   }();
   return identity;
 }

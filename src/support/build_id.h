@@ -6,9 +6,10 @@
 
 namespace axon {
 
-/// "build-id HEX" from the executable's GNU build-id note (the linker's
-/// SHA-1 of the linked contents), or, when the binary has none, "content ..."
-/// from two 64-bit hashes and the length of /proc/self/exe's bytes. Computed once per process; never throws
+/// "build-id HEX" from the GNU build-id note (the linker's SHA-1 of the
+/// linked contents) of the object that holds this code: the axon executable,
+/// or the Python package's extension module. When it has none, "content ..."
+/// from two 64-bit hashes and the length of that object's bytes. Computed once per process; never throws
 /// (an unreadable executable gives "unknown", which only makes the cache miss).
 const std::string& executable_identity();
 

@@ -416,6 +416,7 @@ std::string render_html(const HtmlReport& report) {
   std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
                     escape(report.title) + "</title>\n<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
   out += "<h1>" + escape(report.title) + "</h1>\n" + facts_table(report);
+  for (const ReportSection& section : report.leading) out += render_section(section);
   out += "<h2>Measured time of every candidate, sorted</h2>\n" + times_plot(report);
   out += "<h2>Search progress</h2>\n" + progress_plot(report);
   out += "<h2>Candidates</h2>\n" + candidates_table(report.candidates);

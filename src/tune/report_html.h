@@ -47,10 +47,11 @@ struct HtmlReport {
   std::vector<std::pair<std::string, std::string>> facts;  // a two-column table at the top
   std::vector<ReportCandidate> candidates;
   double budget_seconds = 0;            // 0 = none; a dashed vertical line on the progress plot
+  std::vector<ReportSection> leading;   // right after the facts, before the plots, in order
   std::vector<ReportSection> sections;  // after the plots, in order
 };
 
-/// The page, in this order: the title; the facts; plot 1, the measured time
+/// The page, in this order: the title; the facts; the leading sections; plot 1, the measured time
 /// of every valid candidate as a bar (<rect class="bar">, the chosen one
 /// class="bar chosen"), fastest first, with the model's estimate as a marker
 /// (<line class="model">) on each bar that has one; plot 2, the search's

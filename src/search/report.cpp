@@ -6,13 +6,13 @@
 #include <set>
 #include <sstream>
 
-#include "cli/search.h"
+#include "search/search.h"
 #include "eval/rounding.h"
 #include "fuse/summary.h"
 #include "smt/prover.h"
 #include "tune/report_html.h"
 
-namespace axon::cli {
+namespace axon::search {
 namespace {
 
 std::string number(double value, int digits = 4) {
@@ -26,7 +26,7 @@ std::string ms(double seconds) {
 }
 
 std::string candidate_status(const Candidate& c) {
-  if (c.valid) return c.confirmed ? "valid, timed twice" : "valid";
+  if (c.valid()) return c.confirmed ? "valid, timed twice" : "valid";
   return c.status.empty() ? "not measured" : c.status;
 }
 
@@ -34,15 +34,8 @@ fuse::FusionSummary fusion_of(const SearchResult& r) {
   const Candidate& best = *r.best;
   tile::PlanOptions unfused;
   unfused.fuse_elementwise = false;
-  std::vector<fuse::RowGroup> rows;
-  const std::vector<emit::StageReport>& stages = best.kernel.stages;
-  for (size_t i = 0; i < stages.size(); ++i) {
-    if (stages[i].row_group < 0) continue;
-    if (rows.empty() || rows.back().first != static_cast<size_t>(stages[i].row_group))
-      rows.push_back({i, i, stages[i].row_loops});
-    rows.back().last = i;
-  }
-  return fuse::summarize_fusion(best.fn, *best.plan, tile::plan_function(best.fn, r.dims, unfused), rows);
+  return fuse::summarize_fusion(best.fn, *best.plan, tile::plan_function(best.fn, r.dims, unfused),
+                                best.kernel->row_groups());
 }
 
 std::string space_text(const SearchResult& r) {
@@ -66,43 +59,12 @@ std::string phases_text(const PhaseTimes& t) {
   return r.str();
 }
 
-std::string stage_text(const emit::StageReport& s, size_t i) {
-  std::ostringstream r;
-  const tile::TileParams& p = s.tiling.params;
-  r << "### stage " << i << ": " << s.what << "\n\n- tiling: vector loop " << p.vec_dim << ", W=" << p.lanes
-    << ", rows loop " << p.rows_dim << ", MR=" << p.mr << ", NV=" << p.nv << ", threads=" << p.threads << " ("
-    << s.tiling.valid << " of " << s.tiling.enumerated << " register tiles valid)\n";
-  for (const tile::TileConstraint& c : s.tiling.constraints)
-    r << "  - " << c.what << ": `" << c.lhs.str() << " <= " << c.bound << "`\n";
-  r << "- instructions, by step (l0, l1, ... are the step's operands):\n";
-  for (const std::string& l : s.listing) r << "  - `" << l << "`\n";
-  return r.str() + "\n";
-}
-
 }  // namespace
-
-std::string SearchOptions::text() const {
-  std::string t;
-  if (no_algebra) t += " --no-algebra";
-  if (no_fusion) t += " --no-fusion";
-  if (default_tiling) t += " --default-tiling";
-  if (no_tuning) t += " --no-tuning";
-  return t.empty() ? "full search" : t.substr(1);
-}
 
 std::string dims_text(const ir::Dims& dims) {
   std::string t;
   for (const auto& [name, value] : dims) t += (t.empty() ? "" : ",") + name + "=" + std::to_string(value);
   return t.empty() ? "(fixed sizes)" : t;
-}
-
-std::string tilings_text(const emit::CpuKernel& kernel) {
-  std::string t;
-  for (const emit::StageReport& s : kernel.stages) {
-    const tile::TileParams& p = s.tiling.params;
-    t += (t.empty() ? "" : " ") + std::to_string(p.mr) + "x" + std::to_string(p.nv) + "@" + std::to_string(p.threads);
-  }
-  return t;
 }
 
 // The multiply-adds of the contractions (2 FLOP each), one read of every
@@ -132,25 +94,85 @@ Workload workload(const ir::Function& fn, const tile::Plan& plan) {
   return w;
 }
 
+namespace {
+
 // A measured candidate's largest |error| as a fraction of its rounding bound
 // (valid: at most 1); "-" when it gave no results.
 std::string error_fraction(const Candidate& c) {
-  return c.valid || c.status.rfind("wrong", 0) == 0 ? number(c.max_error, 3) : "-";
+  return c.valid() || c.status.rfind("wrong", 0) == 0 ? number(c.max_error, 3) : "-";
 }
+
+
+// The chosen kernel's time with its spread, and NumPy's on the same inputs.
+std::string result_text(const SearchResult& r) {
+  const Candidate& best = *r.best;
+  std::ostringstream t;
+  t << "- chosen: " << best.name << " (tilings " << best.kernel->tilings() << "): median " << ms(best.seconds)
+    << " ms (timed calls from " << ms(best.seconds_min) << " to " << ms(best.seconds_max) << " ms)"
+    << (best.confirmed ? ", timed twice" : "") << "; largest error " << number(best.max_error, 3)
+    << " of its rounding bound\n";
+  if (r.numpy.measured)
+    t << "- NumPy running " << r.program->source->path << " on the same inputs: median " << ms(r.numpy.median)
+      << " ms (" << ms(r.numpy.min) << " to " << ms(r.numpy.max) << " ms, " << r.numpy.reps << " calls)\n"
+      << "- speed-up over NumPy: **" << number(r.numpy.median / best.seconds, 3) << "x**\n";
+  else
+    t << "- NumPy: not timed (" << r.numpy.why_not << ")\n";
+  return t.str();
+}
+
+// The rewrites that turned the program into the chosen variant, with the
+// proof that the whole variant equals the program.
+std::string rewrites_text(const SearchResult& r) {
+  const Candidate& best = *r.best;
+  std::ostringstream t;
+  if (best.variant == 0 || !r.variant_proof) {
+    t << "The chosen kernel computes the program as written (no algebraic rewrite). Exploration proved "
+      << r.variants.proved << " rewrite(s) and kept " << r.variants.functions.size() << " variant(s).\n";
+    return t.str();
+  }
+  const smt::ProofResult& proof = *r.variant_proof;
+  t << "The chosen kernel computes variant " << best.variant << " of the nu-graph:\n\n```python\n"
+    << ir::print_numpy(best.fn) << "```\n\nProgram == variant: **" << smt::verdict_name(proof.verdict) << "** ("
+    << proof.method << (proof.smtlib.empty() ? "" : "; " + std::to_string(proof.smtlib.size()) +
+                                                      " SMT-LIB obligation(s) in search.json")
+    << "). The local rewrites proved while exploring (each merged into the nu-graph):\n\n";
+  size_t shown = 0;
+  for (const algebra::UsedProof& u : r.variants.merged) {
+    if (++shown > 12) {
+      t << "- and " << r.variants.merged.size() - 12 << " more\n";
+      break;
+    }
+    std::string before = u.before, after = u.after;
+    while (!before.empty() && before.back() == '\n') before.pop_back();
+    while (!after.empty() && after.back() == '\n') after.pop_back();
+    t << "- proved (" << u.method << "):\n\n  ```python\n  " << before << "\n  # ==\n  " << after << "\n  ```\n";
+  }
+  return t.str();
+}
+
+
+std::string indented_block(const std::string& code, const std::string& language) {
+  return "```" + language + "\n" + code + (code.empty() || code.back() == '\n' ? "" : "\n") + "```\n";
+}
+
+
+}  // namespace
 
 std::string report_markdown(const SearchResult& r) {
   const Candidate* best = r.best;
   std::ostringstream t;
   t << "# axon optimize: " << r.program->kernel.name << "\n\n"
     << "- program: `" << r.program->source->path << "`\n- sizes: " << dims_text(r.dims)
-    << "\n- target: " << r.target->name << " (`" << r.target->path << "`)\n- search: " << r.options.text()
-    << ", budget " << number(r.options.budget_seconds) << " s, at most " << r.options.max_candidates
-    << " candidates measured, seed " << r.options.seed << "\n";
-  if (best)
-    t << "- chosen: " << best->name << " (tilings " << tilings_text(best->kernel) << "), median " << ms(best->seconds)
-      << " ms, largest error " << number(best->max_error, 3) << " of its rounding bound\n";
-  else
+    << "\n- target: " << r.target->name << " (`" << r.target->path << "`)\n";
+  if (best) {
+    t << result_text(r) << "\n## Rewrites and their proofs\n\n"
+      << rewrites_text(r) << "\n## Code\n\nThe kernel's own code (`kernel.cpp` adds the description's helpers):\n\n"
+      << indented_block(best->kernel->code(), "cpp") << "\n## The search\n\n";
+  } else {
     t << "- chosen: none, no candidate kernel was valid\n";
+  }
+  t << "- search: " << r.options.text() << ", budget " << number(r.options.budget_seconds) << " s, at most "
+    << r.options.max_candidates << " candidates measured, seed " << r.options.seed << "\n";
   t << "- validation: every element within " << number(eval::kBoundFactor) << " E, E the rounding bound the "
     << "reference computes for the declared dtypes (`axon run --check` applies the same test)\n"
     << "- phases (s): " << phases_text(r.phases) << "\n"
@@ -166,8 +188,8 @@ std::string report_markdown(const SearchResult& r) {
   size_t cut_off = 0;
   for (const Candidate& c : r.candidates) {
     if (!c.selected && ++cut_off > kCutOffRows) continue;
-    t << "| " << c.rank << " | " << c.name << (&c == best ? " (chosen)" : "") << " | " << tilings_text(c.kernel)
-      << " | " << ms(c.model_seconds) << " | " << candidate_status(c) << " | " << (c.valid ? ms(c.seconds) : "-")
+    t << "| " << c.rank << " | " << c.name << (&c == best ? " (chosen)" : "") << " | " << c.kernel->tilings()
+      << " | " << ms(c.estimate.seconds) << " | " << candidate_status(c) << " | " << (c.valid() ? ms(c.seconds) : "-")
       << " | " << error_fraction(c) << " |\n";
   }
   if (cut_off > kCutOffRows)
@@ -178,7 +200,7 @@ std::string report_markdown(const SearchResult& r) {
     << ir::print_numpy(best->fn) << "```\n\n"
     << "## Fused form\n\n"
     << fuse::fusion_markdown(fusion_of(r)) << "\n## Instruction-level form\n\n";
-  for (size_t i = 0; i < best->kernel.stages.size(); ++i) t << stage_text(best->kernel.stages[i], i);
+  t << best->kernel->stages_markdown();
   t << "The full loop nest is `kernel.cpp`; each statement there is one of the lowerings below.\n\n"
     << "## Lowerings used (each proved equal to its hole)\n\n| hole | instructions | verdict | method "
        "|\n|---|---|---|---|\n";
@@ -203,12 +225,16 @@ std::string report_html(const SearchResult& r) {
       {"target", r.target->name + " (" + r.target->path + ")"},
       {"search", r.options.text() + ", budget " + number(r.options.budget_seconds) + " s, at most " +
                      std::to_string(r.options.max_candidates) + " measured, seed " + std::to_string(r.options.seed)},
-      {"chosen", best.name + " (tilings " + tilings_text(best.kernel) + "), median " + ms(best.seconds) + " ms"},
+      {"chosen", best.name + " (tilings " + best.kernel->tilings() + "), median " + ms(best.seconds) + " ms (" +
+                     ms(best.seconds_min) + " to " + ms(best.seconds_max) + " ms)"},
+      {"NumPy, same inputs", r.numpy.measured ? "median " + ms(r.numpy.median) + " ms: the kernel is " +
+                                                    number(r.numpy.median / best.seconds, 3) + "x faster"
+                                              : "not timed (" + r.numpy.why_not + ")"},
       {"phases (s)", phases_text(r.phases)},
       {"candidate space", space_text(r)}};
   for (const Candidate& c : r.candidates)
-    h.candidates.push_back({c.name + " [" + tilings_text(c.kernel) + "]", candidate_status(c), c.measured, c.valid,
-                            &c == &best, c.seconds, c.model_seconds, c.rank, c.finished_at});
+    h.candidates.push_back({c.name + " [" + c.kernel->tilings() + "]", candidate_status(c), c.measured, c.valid(),
+                            &c == &best, c.seconds, c.estimate.seconds, c.rank, c.finished_at});
   h.budget_seconds = r.options.budget_seconds;
   fuse::FusionSummary fusion = fusion_of(r);
   // The summary sentence and the row groups; the nests go to the table.
@@ -223,8 +249,7 @@ std::string report_html(const SearchResult& r) {
   for (size_t i = 0; i < fusion.nests.size(); ++i)
     fused.table.rows.push_back(
         {std::to_string(i), fusion.nests[i].loops, std::to_string(fusion.nests[i].ops), fusion.nests[i].statement});
-  std::string stages;
-  for (size_t i = 0; i < best.kernel.stages.size(); ++i) stages += stage_text(best.kernel.stages[i], i);
+  std::string stages = best.kernel->stages_markdown();
   tune::ReportSection lowerings{
       "Lowerings used (each proved equal to its hole)", "", "", {{"hole", "instructions", "verdict", "method"}, {}}};
   std::set<std::vector<std::string>> seen;
@@ -232,6 +257,8 @@ std::string report_html(const SearchResult& r) {
     std::vector<std::string> row{l.spec_text, l.tree.str(), smt::verdict_name(l.proof.verdict), l.proof.method};
     if (seen.insert(row).second) lowerings.table.rows.push_back(row);
   }
+  h.leading = {{"Rewrites and their proofs", "", rewrites_text(r), {}},
+               {"Code", "The kernel's own code (kernel.cpp adds the description's helpers).", best.kernel->code(), {}}};
   h.sections = {{"Chosen variant (NumPy-like)", "", ir::print_numpy(best.fn), {}},
                 fused,
                 {"Instruction-level form", "The full loop nest is kernel.cpp.", stages, {}},
@@ -239,18 +266,51 @@ std::string report_html(const SearchResult& r) {
   return tune::render_html(h);
 }
 
+namespace {
+
+// What was proved for the chosen kernel: its variant against the program
+// (with the SMT-LIB obligations z3 alone re-checks), the rewrites merged
+// while exploring, and every lowering the target's kernels used.
+nlohmann::ordered_json proofs_json(const SearchResult& r) {
+  nlohmann::ordered_json variant = nullptr;
+  if (r.best && r.variant_proof) {
+    const smt::ProofResult& p = *r.variant_proof;
+    variant = {{"before", ir::print_numpy(r.program->kernel)},
+               {"after", ir::print_numpy(r.best->fn)},
+               {"verdict", smt::verdict_name(p.verdict)},
+               {"method", p.method},
+               {"detail", p.detail},
+               {"smtlib", p.smtlib}};
+  }
+  nlohmann::ordered_json rewrites = nlohmann::ordered_json::array();
+  for (const algebra::UsedProof& u : r.variants.merged)
+    rewrites.push_back({{"before", u.before}, {"after", u.after}, {"verdict", "proved"}, {"method", u.method}});
+  nlohmann::ordered_json lowerings = nlohmann::ordered_json::array();
+  std::set<std::string> seen;
+  if (r.synth)
+    for (const isa::Lowering& l : r.synth->used())
+      if (seen.insert(l.spec_text + "\n" + l.tree.str()).second)
+        lowerings.push_back({{"hole", l.spec_text},
+                             {"instructions", l.tree.str()},
+                             {"verdict", smt::verdict_name(l.proof.verdict)},
+                             {"method", l.proof.method}});
+  return {{"variant", variant}, {"rewrites", rewrites}, {"lowerings", lowerings}};
+}
+
+}  // namespace
+
 std::string search_json(const SearchResult& r) {
   static const Candidate kNone;  // the fields of "chosen" when no candidate was valid
   const Candidate& best = r.best ? *r.best : kNone;
   int compiled = 0, valid = 0, measured = 0;
-  for (const Candidate& c : r.candidates) compiled += c.compiled, valid += c.valid, measured += c.measured;
+  for (const Candidate& c : r.candidates) compiled += c.compiled(), valid += c.valid(), measured += c.measured;
   // Each measured candidate's largest |error| as a fraction of its bound (null: no results).
   nlohmann::ordered_json errors = nlohmann::ordered_json::array();
   for (const Candidate& c : r.candidates) {
     if (!c.measured) continue;
-    bool ran = c.valid || c.status.rfind("wrong", 0) == 0;
+    bool ran = c.valid() || c.status.rfind("wrong", 0) == 0;
     errors.push_back({{"candidate", c.name},
-                      {"valid", c.valid},
+                      {"valid", c.valid()},
                       {"error_over_bound", ran && std::isfinite(c.max_error) ? nlohmann::ordered_json(c.max_error)
                                                                              : nlohmann::ordered_json(nullptr)}});
   }
@@ -262,9 +322,18 @@ std::string search_json(const SearchResult& r) {
       {"target", r.target->name},
       {"options", r.options.text()},
       {"chosen", r.best ? nlohmann::ordered_json(best.name) : nlohmann::ordered_json(nullptr)},
-      {"chosen_tilings", tilings_text(best.kernel)},
+      {"chosen_tilings", (best.kernel ? best.kernel->tilings() : std::string())},
       {"median_seconds", best.seconds},
-      {"model_seconds", best.model_seconds},
+      {"min_seconds", best.seconds_min},
+      {"max_seconds", best.seconds_max},
+      {"numpy", r.numpy.measured ? nlohmann::ordered_json{{"median_seconds", r.numpy.median},
+                                                          {"min_seconds", r.numpy.min},
+                                                          {"max_seconds", r.numpy.max},
+                                                          {"reps", r.numpy.reps},
+                                                          {"speedup", best.seconds > 0 ? r.numpy.median / best.seconds : 0.0}}
+                                 : nlohmann::ordered_json{{"not_measured", r.numpy.why_not}}},
+      {"proofs", proofs_json(r)},
+      {"model_seconds", best.estimate.seconds},
       {"reduction", best.reduction},
       {"validation",
        {{"rule", "|got - want| <= c E, E the reference's rounding bound"},
@@ -297,4 +366,4 @@ std::string search_json(const SearchResult& r) {
   return j.dump(2) + "\n";
 }
 
-}  // namespace axon::cli
+}  // namespace axon::search

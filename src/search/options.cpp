@@ -1,0 +1,29 @@
+#include "search/options.h"
+
+#include <iomanip>
+#include <sstream>
+
+namespace axon::search {
+
+std::string Options::text() const {
+  std::string t;
+  if (no_algebra) t += " --no-algebra";
+  if (no_fusion) t += " --no-fusion";
+  if (default_tiling) t += " --default-tiling";
+  if (no_tuning) t += " --no-tuning";
+  return t.empty() ? "full search" : t.substr(1);
+}
+
+// A field added to Options belongs here unless it is as harmless as those
+// left out: parallel compiles, progress, a limit that refuses before the
+// search, and the NumPy timing never change the kernel chosen.
+std::string Options::key_text() const {
+  std::ostringstream t;
+  t << std::setprecision(17) << text() << " variants=" << variants << " max-candidates=" << max_candidates
+    << " budget=" << budget_seconds << " seed=" << seed << " time-limit=" << time_limit_seconds
+    << " memory-limit=" << memory_limit_bytes << " cpu-limit=" << cpu_limit_seconds
+    << " fuse-elementwise=" << !no_fusion << " policy=" << (default_tiling ? "default" : "search");
+  return t.str();
+}
+
+}  // namespace axon::search

@@ -1,0 +1,524 @@
+#include "search/pipeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <iomanip>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "eval/bind.h"
+#include "eval/rounding.h"
+#include "fuse/epilogue.h"
+#include "ir/program.h"
+#include "search/debug.h"
+#include "search/numpy_time.h"
+#include "support/files.h"
+
+namespace axon::search {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+std::string number(double value) {
+  std::ostringstream t;
+  t << std::setprecision(3) << value;
+  return t.str();
+}
+
+std::string ms(double seconds) { return std::to_string(seconds * 1e3); }
+
+// Every write checked (support/files.h); a failure is the user's disk's.
+void write_checked(const std::string& path, const std::string& text) {
+  try {
+    axon::write_file(path, text);
+  } catch (const FileError& e) {
+    throw UserError({}, e.what());
+  }
+}
+
+// The longest fold of the plan (search.json reports it).
+int64_t reduction_length(const tile::Plan& plan) {
+  int64_t longest = 1;
+  for (const tile::Stage& s : plan.stages) {
+    int64_t n = 1;
+    for (size_t d = 0; d < s.extents.size(); ++d)
+      if (s.reduced[d] || static_cast<int>(d) == s.scan_dim) n *= s.extents[d];
+    longest = std::max(longest, n);
+  }
+  return longest;
+}
+
+std::string candidate_name(size_t variant, Candidate::Fusion fusion, int tiling) {
+  std::string name = variant == 0 ? "original" : "variant " + std::to_string(variant);
+  if (fusion == Candidate::kEpilogues) name += " / no rows";
+  if (fusion == Candidate::kChains) name += " / chains only";
+  if (fusion == Candidate::kNone) name += " / unfused";
+  if (tiling > 0) name += " / tiling " + std::to_string(tiling);
+  return name;
+}
+
+// A test-only hook: AXON_TEST_INJECT="1=crash,2=hang,3=wrong,4=memory" makes
+// those candidates (by index, 0 = the first measured) trap, spin forever,
+// return a wrong first element, or first allocate 1 GiB, through the
+// target's with_fault, so tests can check that the search records such
+// candidates and goes on. Not for users.
+std::map<size_t, std::string> injected_faults() {
+  std::map<size_t, std::string> faults;
+  const char* env = std::getenv("AXON_TEST_INJECT");
+  if (!env) return faults;
+  std::stringstream list(env);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    size_t eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    faults[static_cast<size_t>(std::stoul(item.substr(0, eq)))] = item.substr(eq + 1);
+  }
+  return faults;
+}
+
+}  // namespace
+
+Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64_t seed, int64_t max_memory) {
+  Reference r;
+  std::vector<eval::Tensor> inputs;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const ir::Param& p = fn.params[i];
+    eval::Tensor t = eval::random_normal(eval::concrete_shape(p.type.shape, dims, p.annotation_loc), seed, i);
+    std::vector<float> f(t.data.size());
+    for (size_t k = 0; k < f.size(); ++k)
+      f[k] = static_cast<float>(t.data[k] = eval::round_to(t.data[k], p.type.dtype));
+    r.shapes.push_back(t.shape);
+    inputs.push_back(std::move(t));
+    r.inputs.push_back(std::move(f));
+  }
+  eval::EvalOptions options;
+  options.bounds = true;
+  options.max_memory_bytes = max_memory;
+  r.want = eval::evaluate_bounded(fn, inputs, dims, options);
+  for (const eval::Tensor& t : r.want.values) r.output_sizes.push_back(t.data.size());
+  return r;
+}
+
+class Search::Impl {
+ public:
+  Impl(const ir::Program& program, const ir::Dims& dims, Target& target, const Options& options, tune::Cache* cache,
+       const tune::CacheKey& key, std::string work_dir, Observer& observer)
+      : options_(options),
+        target_(target),
+        cache_(cache),
+        key_(key),
+        work_(std::move(work_dir)),
+        observer_(observer),
+        t0_(Clock::now()) {
+    result_.program = &program;
+    result_.dims = dims;
+    result_.target = &target.description();
+    result_.options = options;
+    result_.cache_state = cache ? "miss" : "off";
+    result_.synth = &target.synthesizer();
+  }
+
+  // The pipeline: one line per stage.
+  bool run() {
+    stage("algebra", [&] { explore_variants(); }, result_.phases.algebra);
+    stage("reference", [&] { compute_reference(); }, result_.phases.reference);
+    stage("space", [&] { generate(); }, result_.phases.lowering);
+    stage("compile", [&] { compile(); }, result_.phases.compile);
+    stage("measure", [&] { measure(); confirm(); }, result_.phases.measure);
+    if (!result_.best) return false;
+    stage("proof", [&] { prove_variant(); }, result_.phases.algebra);
+    stage("numpy", [&] { time_numpy_baseline(); }, result_.phases.numpy);
+    return true;
+  }
+
+  // ---- the stages ----
+
+  void explore_variants() {
+    const ir::Program& program = *result_.program;
+    result_.variants = program_variants(program, options_.no_algebra ? 1 : options_.variants,
+                                        options_.no_algebra ? 0 : 3);
+    const Variants& v = result_.variants;
+    observer_.note(program.kernel.name + " at " + dims_text(result_.dims) + " for " + target_.description().name +
+                   ": " + std::to_string(v.functions.size()) + " variant(s) from the nu-graph (" +
+                   std::to_string(v.proved) + " proved rewrites, " + number(v.seconds) + " s)");
+    if (debug_level() >= 2)
+      for (size_t i = 0; i < v.functions.size(); ++i)
+        debug_dump(2, "algebra", "variant " + std::to_string(i) + ":\n" + ir::print_numpy(v.functions[i]));
+  }
+
+  void compute_reference() {
+    reference_ = reference_results(result_.program->kernel, result_.dims, options_.seed, options_.max_memory);
+    std::error_code ec;
+    fs::create_directories(work_, ec);
+    if (ec) throw UserError({}, "cannot create '" + work_ + "': " + ec.message());
+  }
+
+  // Every variant x fusion choice x the target's tilings, printed,
+  // deduplicated by identity, ranked by the target's cost model.
+  void generate() {
+    SearchSpace& space = result_.space;
+    const Variants& variants = result_.variants;
+    std::vector<Candidate>& all = result_.candidates;
+    std::set<std::string> seen;
+    space.variants = variants.functions.size();
+    std::vector<Candidate::Fusion> fusion_choices{Candidate::kAll, Candidate::kEpilogues, Candidate::kChains,
+                                                  Candidate::kNone};
+    if (options_.no_fusion) fusion_choices = {Candidate::kNone};
+    if (options_.no_tuning) fusion_choices = {Candidate::kChains};
+    for (size_t v = 0; v < variants.functions.size(); ++v) {
+      for (Candidate::Fusion fusion : fusion_choices) {
+        tile::PlanOptions plan_options;
+        plan_options.fuse_elementwise = fusion != Candidate::kNone;
+        tile::Plan planned = tile::plan_function(variants.functions[v], result_.dims, plan_options);
+        bool rows = fusion == Candidate::kAll;
+        if ((rows || fusion == Candidate::kEpilogues) && fuse::fuse_epilogues(planned) == 0 && !rows)
+          continue;  // the same plan as kChains
+        auto plan = std::make_shared<const tile::Plan>(std::move(planned));
+        ++space.plans;
+        PointRequest request;
+        request.fuse_rows = rows;
+        request.default_tiling = options_.default_tiling;
+        request.tiling_space = !options_.default_tiling && !options_.no_tuning;
+        std::vector<KernelPtr> kernels = target_.kernels(*plan, variants.functions[v], request, space.points);
+        for (size_t k = 0; k < kernels.size(); ++k) {
+          Candidate c;
+          c.variant = v, c.fusion = fusion, c.tiling_index = static_cast<int>(k);
+          c.pinned = fusion == Candidate::kChains && k == 0;
+          c.name = candidate_name(v, fusion, static_cast<int>(k));
+          c.fn = variants.functions[v];
+          c.plan = plan;
+          c.reduction = reduction_length(*plan);
+          c.kernel = kernels[k];
+          c.id = c.kernel->identity();
+          c.estimate = c.kernel->estimate();
+          if (!seen.insert(c.id).second) {
+            ++space.duplicates;
+            continue;
+          }
+          all.push_back(std::move(c));
+        }
+      }
+    }
+    space.generated = all.size();
+    select();
+    observer_.note("  space: " + number(space.points) + " points (" + std::to_string(space.plans) +
+                   " plans x tilings); " + std::to_string(space.generated) +
+                   " distinct kernels ranked by the cost model (" + std::to_string(space.duplicates) +
+                   " duplicates); measuring " + std::to_string(space.selected));
+    if (debug_level() >= 2) {
+      std::string list;
+      for (const Candidate& c : all)
+        list += std::to_string(c.rank) + ". " + c.name + " [" + c.kernel->tilings() + "] model " +
+                ms(c.estimate.seconds) + " ms" + (c.selected ? "" : " (cut off)") + "\n";
+      debug_dump(2, "space", list);
+    }
+  }
+
+  // Rank by the model, ties by generation order (deterministic); select the
+  // pinned ones (what the search measured before tuning existed, so tuning
+  // never loses to it), then the model's order.
+  void select() {
+    std::vector<Candidate>& all = result_.candidates;
+    SearchSpace& space = result_.space;
+    std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+      return a.estimate.seconds < b.estimate.seconds;
+    });
+    for (size_t i = 0; i < all.size(); ++i) all[i].rank = static_cast<int>(i + 1);
+    size_t picked = 0;
+    for (Candidate& c : all)
+      if (c.pinned && picked < options_.max_candidates) c.selected = true, ++picked;
+    for (Candidate& c : all)
+      if (!c.selected && picked < options_.max_candidates) c.selected = true, ++picked;
+    for (Candidate& c : all)
+      if (!c.selected) {
+        c.state = Candidate::State::CutOff;
+        c.status = "cut off: --max-candidates " + std::to_string(options_.max_candidates);
+      }
+    space.selected = picked;
+    space.cut_by_count = all.size() - picked;
+    std::stable_partition(all.begin(), all.end(), [](const Candidate& c) { return c.selected; });
+  }
+
+  // Writes the selected candidates, takes what an interrupted search measured
+  // from the cache, and compiles the rest in batches.
+  void compile() {
+    std::map<std::string, tune::CandidateRecord> measured;
+    if (cache_) measured = cache_->candidates(key_);
+    std::map<size_t, std::string> faults = injected_faults();
+    std::vector<Candidate*> todo;
+    for (size_t i = 0; i < result_.candidates.size() && result_.candidates[i].selected; ++i) {
+      Candidate& c = result_.candidates[i];
+      if (faults.count(i)) {  // the fault is part of the kernel: it gets its own identity
+        KernelPtr faulty = target_.with_fault(*c.kernel, faults.at(i));
+        AXON_CHECK(faulty != nullptr, "the target has no test faults");
+        c.kernel = faulty;
+        c.id = c.kernel->identity();
+      }
+      c.dir = (fs::path(work_) / ("c" + std::to_string(i))).string();
+      write_candidate_files(c);
+      if (measured.count(c.id)) resume(c, measured.at(c.id));
+      // A valid record is compiled and timed again: its time was taken in
+      // another run, under another load, and the choice compares times of
+      // this one (a failure, the costly part of a search, is not retried).
+      if (!c.from_record || c.valid()) todo.push_back(&c);
+    }
+    progress_.total = static_cast<int>(result_.space.selected);
+    std::vector<const TargetKernel*> kernels;
+    for (Candidate* c : todo) kernels.push_back(c->kernel.get());
+    std::vector<Built> built = target_.compile(kernels, work_, options_.jobs, [&] {
+      ++progress_.compiled;
+      progress_.elapsed = seconds_since(t0_);
+      observer_.progress(progress_, false);
+    });
+    for (size_t i = 0; i < todo.size(); ++i) {
+      Candidate& c = *todo[i];
+      c.artifact = built[i].artifact;
+      if (built[i].ok) {
+        c.state = Candidate::State::Compiled;
+      } else {
+        c.state = Candidate::State::CompileError;
+        c.status = "compile error";
+        observer_.warning("a candidate kernel does not compile (a bug in Axon; the search goes on without it): " +
+                          c.name + ":\n" + built[i].log);
+      }
+    }
+  }
+
+  // Runs, validates and times the compiled candidates one at a time, within
+  // the budget.
+  void measure() {
+    const Candidate* best = nullptr;
+    std::string cannot_run = target_.cannot_run();
+    for (Candidate& c : result_.candidates) {
+      if (!c.selected) break;
+      if (c.state == Candidate::State::CompileError) {
+        record(c);
+        continue;
+      }
+      if (c.state == Candidate::State::Failed) continue;  // a failed record is not run again
+      if (best && seconds_since(t0_) > options_.budget_seconds) {
+        c.state = Candidate::State::CutOff;
+        c.status = "cut off: --budget " + number(options_.budget_seconds) + " s";
+        ++result_.space.cut_by_budget;
+        continue;
+      }
+      if (!cannot_run.empty()) {
+        c.state = Candidate::State::Compiled;
+        c.status = "compiled, not run: " + cannot_run;
+        continue;
+      }
+      run(c);
+      if (c.valid() && (!best || c.seconds < best->seconds)) best = &c;
+      ++progress_.measured;
+      c.valid() ? ++progress_.valid : ++progress_.failed;
+      if (best) progress_.best_seconds = best->seconds, progress_.best_name = best->name;
+      progress_.elapsed = seconds_since(t0_);
+      observer_.progress(progress_, true);
+      observer_.candidate(c.name, c.valid() ? "valid, median " + ms(c.seconds) + " ms" : c.status);
+    }
+    observer_.done();
+  }
+
+  // The fastest few, timed again in the opposite order; each keeps the lower
+  // of its two medians. Another process's load only ever slows a run down,
+  // so one slowed run no longer decides the choice.
+  void confirm() {
+    const size_t kConfirmed = 3;
+    std::vector<Candidate*> top;
+    for (Candidate& c : result_.candidates)
+      if (c.valid()) top.push_back(&c);  // every valid one was timed in this run
+    std::stable_sort(top.begin(), top.end(),
+                     [](const Candidate* a, const Candidate* b) { return a->seconds < b->seconds; });
+    if (top.size() >= 2) {
+      top.resize(std::min(top.size(), kConfirmed));
+      for (auto it = top.rbegin(); it != top.rend(); ++it) {
+        if (seconds_since(t0_) > options_.budget_seconds) break;
+        Candidate& c = **it;
+        Candidate again = c;
+        again.state = Candidate::State::Compiled;
+        again.status.clear();
+        run(again);
+        if (again.valid() && again.seconds < c.seconds)
+          c.seconds = again.seconds, c.seconds_min = again.seconds_min, c.seconds_max = again.seconds_max;
+        c.confirmed = again.valid();
+        record(c);
+      }
+    }
+    const Candidate* best = nullptr;
+    for (const Candidate& c : result_.candidates)
+      if (c.valid() && (!best || c.seconds < best->seconds)) best = &c;
+    result_.best = best;
+    if (best) debug_dump(1, "measure", "chose " + best->name + ": median " + ms(best->seconds) + " ms");
+  }
+
+  // The chosen variant's rewrites, proved whole: program == variant, for
+  // every size (the local proofs merged them; this is the one the report shows).
+  void prove_variant() {
+    const Candidate& best = *result_.best;
+    if (best.variant == 0) return;
+    const ir::Function& original = result_.program->kernel;
+    result_.variant_proof = prover_.prove_equal(original.outputs[0], best.fn.outputs[0]);
+    debug_dump(1, "proof", std::string(smt::verdict_name(result_.variant_proof->verdict)) + " (" +
+                               result_.variant_proof->method + ")");
+  }
+
+  void time_numpy_baseline() {
+    if (!options_.time_numpy) {
+      result_.numpy.why_not = "not asked for";
+      return;
+    }
+    result_.numpy = time_numpy(*result_.program, reference_.inputs, reference_.shapes, work_, 60);
+    if (result_.numpy.measured)
+      debug_dump(1, "numpy", "median " + ms(result_.numpy.median) + " ms");
+    else
+      debug_dump(1, "numpy", result_.numpy.why_not);
+  }
+
+  // ---- the output ----
+
+  void write_output(const std::string& dir) {
+    const Candidate& best = *result_.best;
+    Built alone = target_.compile_alone(*best.kernel, dir);
+    if (!alone.ok) throw InternalError(__FILE__, __LINE__, "the chosen kernel does not compile alone: " + alone.log);
+    RunSpec check = spec(false);
+    tune::RunResult ran = target_.run(*best.kernel, alone.artifact, check);
+    std::string why = ran.message;
+    if (ran.status == tune::RunResult::Status::Ok) {
+      eval::BoundCheck checked = eval::check_within_bound(ran.outputs, reference_.want);
+      if (!checked.ok) why = "wrong result: " + checked.text();
+    }
+    if (!why.empty() || ran.status != tune::RunResult::Status::Ok)
+      throw InternalError(__FILE__, __LINE__, "the chosen kernel, compiled alone, fails its check: " + why);
+    for (const auto& [name, bytes] : best.kernel->files()) write_checked((fs::path(dir) / name).string(), bytes);
+    result_.phases.total = seconds_since(t0_);
+    write_checked((fs::path(dir) / "report.md").string(), report_markdown(result_));
+    write_checked((fs::path(dir) / "report.html").string(), report_html(result_));
+    write_checked((fs::path(dir) / "search.json").string(), search_json(result_));
+  }
+
+  void write_failure_report(const std::string& dir) {
+    result_.phases.total = seconds_since(t0_);
+    write_checked((fs::path(dir) / "report.md").string(), report_markdown(result_));
+    write_checked((fs::path(dir) / "search.json").string(), search_json(result_));
+  }
+
+  std::string no_valid_kernel_text() const {
+    const Candidate* closest = nullptr;
+    for (const Candidate& c : result_.candidates)
+      if (c.measured && c.status.rfind("wrong result", 0) == 0 && (!closest || c.max_error < closest->max_error))
+        closest = &c;
+    if (closest)
+      return "the closest, " + closest->name + ", is outside its rounding bound (" +
+             std::to_string(static_cast<int>(eval::kBoundFactor)) + " E) at " +
+             closest->status.substr(std::string("wrong result: ").size());
+    return "first: " + (result_.candidates.empty() ? std::string("no candidates") : result_.candidates[0].status);
+  }
+
+  SearchResult result_;
+
+ private:
+  void stage(const std::string& name, const std::function<void()>& body, double& seconds) {
+    Clock::time_point t = Clock::now();
+    body();
+    seconds += seconds_since(t);
+    observer_.stage(name, seconds);
+    debug_dump(1, name, number(seconds) + " s");
+  }
+
+  void write_candidate_files(const Candidate& c) {
+    std::error_code ec;
+    fs::create_directories(c.dir, ec);
+    for (const auto& [name, bytes] : c.kernel->files()) write_checked((fs::path(c.dir) / name).string(), bytes);
+  }
+
+  RunSpec spec(bool timed) const {
+    RunSpec s;
+    s.inputs = &reference_.inputs;
+    s.output_sizes = reference_.output_sizes;
+    s.timeout_s = options_.time_limit_seconds;
+    s.memory_limit_bytes = options_.memory_limit_bytes;
+    s.cpu_limit_s = options_.cpu_limit_seconds;
+    s.timed = timed;
+    return s;
+  }
+
+  void run(Candidate& c) {
+    tune::RunResult ran = target_.run(*c.kernel, c.artifact, spec(true));
+    c.measured = true;
+    eval::BoundCheck checked;
+    if (ran.status == tune::RunResult::Status::Ok) checked = eval::check_within_bound(ran.outputs, reference_.want);
+    c.max_error = checked.worst;  // as a fraction of the bound
+    if (ran.status != tune::RunResult::Status::Ok) {
+      c.state = Candidate::State::Failed;
+      c.status = ran.message;
+    } else if (!checked.ok) {
+      c.state = Candidate::State::Failed;
+      c.status = "wrong result: " + checked.text();
+    } else {
+      c.state = Candidate::State::Valid;
+      c.seconds = ran.median();
+      c.seconds_min = *std::min_element(ran.seconds.begin(), ran.seconds.end());
+      c.seconds_max = *std::max_element(ran.seconds.begin(), ran.seconds.end());
+    }
+    c.finished_at = seconds_since(t0_);
+    record(c);  // committed before it is reported
+  }
+
+  // Every measured candidate goes to the cache at once, so an interrupted
+  // search resumes without measuring it again.
+  void record(const Candidate& c) {
+    if (cache_ && !c.id.empty())
+      cache_->record_candidate(key_, c.id,
+                               {c.valid()      ? "ok"
+                                : c.compiled() ? "failed"
+                                               : "compile error",
+                                c.valid(), c.seconds, c.max_error, c.status});
+  }
+
+  void resume(Candidate& c, const tune::CandidateRecord& r) {
+    c.from_record = c.measured = true;
+    c.state = r.valid                        ? Candidate::State::Valid
+              : r.status == "compile error" ? Candidate::State::CompileError
+                                             : Candidate::State::Failed;
+    c.seconds = r.seconds;
+    c.max_error = r.max_error;
+    c.status = r.detail;
+    ++result_.resumed;
+    observer_.note("  " + c.name + ": measured before (" + (c.valid() ? "valid; timed again" : c.status) + ")");
+    if (c.valid()) c.state = Candidate::State::Generated;  // counts once timed again
+  }
+
+  const Options& options_;
+  Target& target_;
+  tune::Cache* cache_;
+  const tune::CacheKey& key_;
+  std::string work_;
+  Observer& observer_;
+  Clock::time_point t0_;
+  Reference reference_;
+  Progress progress_;
+  smt::Prover prover_;
+};
+
+Search::Search(const ir::Program& program, const ir::Dims& dims, Target& target, const Options& options,
+               tune::Cache* cache, const tune::CacheKey& key, std::string work_dir, Observer& observer)
+    : impl_(std::make_unique<Impl>(program, dims, target, options, cache, key, std::move(work_dir), observer)),
+      result_(impl_->result_) {}
+
+Search::~Search() = default;
+
+bool Search::run() { return impl_->run(); }
+void Search::write_output(const std::string& dir) { impl_->write_output(dir); }
+void Search::write_failure_report(const std::string& dir) { impl_->write_failure_report(dir); }
+std::string Search::no_valid_kernel_text() const { return impl_->no_valid_kernel_text(); }
+
+}  // namespace axon::search

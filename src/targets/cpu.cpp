@@ -1,0 +1,357 @@
+#include "targets/cpu.h"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "emit/cpu.h"
+#include "support/files.h"
+#include "tile/tiling.h"
+#include "tune/cache.h"
+#include "tune/cost.h"
+#include "tune/runner.h"
+
+namespace axon::targets {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_checked(const std::string& path, const std::string& text) {
+  try {
+    axon::write_file(path, text);
+  } catch (const FileError& e) {
+    throw UserError({}, e.what());
+  }
+}
+
+// The model's estimate of a kernel: the stages' times, with a row group's
+// re-reads served from the level that holds a row; whether memory bounds it
+// more than compute; the bytes of its inputs and outputs.
+search::Estimate estimate(const tile::Plan& plan, const emit::CpuKernel& kernel, const hw::Description& target) {
+  search::Estimate result;
+  double memory = 0, compute = 0;
+  std::map<int, double> resident;  // buffers a row group's earlier members touched: bytes per row
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    const emit::StageReport& r = kernel.stages[i];
+    const tile::Stage& stage = plan.stages[i];
+    if (r.row_group < 0 || r.row_group == static_cast<int>(i)) resident.clear();
+    tune::StageEstimate e = tune::estimate_stage(plan, stage, r.tiling.params, r.step_cost, target, resident);
+    if (r.row_group >= 0) {
+      double rows = 1;
+      for (int d = 0; d < r.row_loops; ++d) rows *= static_cast<double>(stage.extents[static_cast<size_t>(d)]);
+      auto touch = [&](int b) {
+        resident[b] = 4 * static_cast<double>(plan.buffers[static_cast<size_t>(b)].elements()) / rows;
+      };
+      for (const tile::Access& a : stage.leaves) touch(a.buffer);
+      touch(stage.out.buffer);
+    }
+    result.seconds += e.seconds;
+    memory += e.memory_seconds;
+    compute += e.compute_seconds;
+  }
+  result.memory_bound = memory > compute;
+  for (const tile::Buffer& b : plan.buffers)
+    if (b.kind != tile::Buffer::Kind::Scratch) result.footprint_bytes += 4 * b.elements();
+  return result;
+}
+
+std::string stage_text(const emit::StageReport& s, size_t i) {
+  std::ostringstream r;
+  const tile::TileParams& p = s.tiling.params;
+  r << "### stage " << i << ": " << s.what << "\n\n- tiling: vector loop " << p.vec_dim << ", W=" << p.lanes
+    << ", rows loop " << p.rows_dim << ", MR=" << p.mr << ", NV=" << p.nv << ", threads=" << p.threads << " ("
+    << s.tiling.valid << " of " << s.tiling.enumerated << " register tiles valid)\n";
+  for (const tile::TileConstraint& c : s.tiling.constraints)
+    r << "  - " << c.what << ": `" << c.lhs.str() << " <= " << c.bound << "`\n";
+  r << "- instructions, by step (l0, l1, ... are the step's operands):\n";
+  for (const std::string& l : s.listing) r << "  - `" << l << "`\n";
+  return r.str() + "\n";
+}
+
+class CpuKernelHandle : public search::TargetKernel {
+ public:
+  CpuKernelHandle(emit::CpuKernel kernel, search::Estimate estimate, const std::string& flags)
+      : kernel_(std::move(kernel)), estimate_(estimate), flags_(flags) {
+    identity_ = tune::text_digest(kernel_.source + "\n" + flags_);
+  }
+  std::string identity() const override { return identity_; }
+  std::string tilings() const override {
+    std::string t;
+    for (const emit::StageReport& s : kernel_.stages) {
+      const tile::TileParams& p = s.tiling.params;
+      t += (t.empty() ? "" : " ") + std::to_string(p.mr) + "x" + std::to_string(p.nv) + "@" +
+           std::to_string(p.threads);
+    }
+    return t;
+  }
+  std::string stages_markdown() const override {
+    std::string text;
+    for (size_t i = 0; i < kernel_.stages.size(); ++i) text += stage_text(kernel_.stages[i], i);
+    return text;
+  }
+  std::vector<fuse::RowGroup> row_groups() const override {
+    std::vector<fuse::RowGroup> rows;
+    const std::vector<emit::StageReport>& stages = kernel_.stages;
+    for (size_t i = 0; i < stages.size(); ++i) {
+      if (stages[i].row_group < 0) continue;
+      if (rows.empty() || rows.back().first != static_cast<size_t>(stages[i].row_group))
+        rows.push_back({i, i, stages[i].row_loops});
+      rows.back().last = i;
+    }
+    return rows;
+  }
+  const std::string& source() const override { return kernel_.source; }
+  std::string code() const override { return kernel_.source; }
+  std::map<std::string, std::string> files() const override {
+    return {{"kernel.h", kernel_.header}, {"kernel.cpp", kernel_.source}, {"kernel.json", kernel_.info_json + "\n"}};
+  }
+  search::Estimate estimate() const override { return estimate_; }
+
+  const emit::CpuKernel& kernel() const { return kernel_; }
+  emit::CpuKernel& mutable_kernel() { return kernel_; }
+  void refresh_identity() { identity_ = tune::text_digest(kernel_.source + "\n" + flags_); }
+
+ private:
+  emit::CpuKernel kernel_;
+  search::Estimate estimate_;
+  std::string flags_, identity_;
+};
+
+const CpuKernelHandle& cpu_kernel(const search::TargetKernel& k) {
+  const auto* handle = dynamic_cast<const CpuKernelHandle*>(&k);
+  AXON_CHECK(handle != nullptr, "a kernel of another target handed to the cpu target");
+  return *handle;
+}
+
+// The tilings to print for one plan, besides the heuristic one: every
+// stage's options ranked by the model; the model's best for every stage,
+// then, for the stages that cost most, their next options with the rest at
+// their best. `points` grows by the size of this plan's tiling space. The
+// instruction costs come from the heuristic kernel's selection.
+std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan& plan, const emit::CpuKernel& heuristic,
+                                                               const hw::Description& target, double& points) {
+  std::vector<std::vector<std::pair<double, tile::TileParams>>> ranked(plan.stages.size());
+  double space = 1;
+  for (size_t i = 0; i < plan.stages.size(); ++i) {
+    for (const tile::TileParams& p : tile::tiling_options(plan.stages[i], heuristic.shape))
+      ranked[i].push_back(
+          {tune::estimate_stage(plan, plan.stages[i], p, heuristic.stages[i].step_cost, target).seconds, p});
+    std::stable_sort(ranked[i].begin(), ranked[i].end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (ranked[i].empty()) ranked[i].push_back({0, heuristic.stages[i].tiling.params});
+    space *= static_cast<double>(ranked[i].size());
+  }
+  points += space;
+  std::vector<tile::TileParams> best;
+  for (const auto& options : ranked) best.push_back(options[0].second);
+  std::vector<std::vector<tile::TileParams>> combos{best};
+  std::vector<size_t> by_cost(plan.stages.size());
+  for (size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
+  std::stable_sort(by_cost.begin(), by_cost.end(),
+                   [&](size_t a, size_t b) { return ranked[a][0].first > ranked[b][0].first; });
+  const size_t kStagesVaried = 2, kOptionsPerStage = 3;
+  for (size_t k = 0; k < std::min(kStagesVaried, by_cost.size()); ++k) {
+    size_t stage = by_cost[k];
+    for (size_t o = 1; o < std::min(kOptionsPerStage + 1, ranked[stage].size()); ++o) {
+      combos.push_back(best);
+      combos.back()[stage] = ranked[stage][o].second;
+    }
+  }
+  return combos;
+}
+
+std::string inject_fault(std::string source, const std::string& fault) {
+  size_t at = source.find("extern \"C\" int axon_kernel_packed(");
+  size_t body = source.find("  (void)in;\n", at);
+  size_t ret = source.find("  return ", body);
+  size_t end = source.find(";\n", ret);
+  AXON_CHECK(at != std::string::npos && body != std::string::npos && ret != std::string::npos,
+             "the emitted kernel has no axon_kernel_packed body");
+  if (fault == "crash")
+    source.insert(body, "  __builtin_trap();\n");
+  else if (fault == "hang")
+    source.insert(body, "  for (volatile int spin = 0;; spin = spin + 1) {\n  }\n");
+  else if (fault == "memory")
+    source.insert(body, "  void* hog = std::malloc(size_t{1} << 30);\n  if (!hog) return 1;\n  std::free(hog);\n");
+  else if (fault == "wrong")
+    source.replace(ret, end + 2 - ret,
+                   "  int rc = " + source.substr(ret + 9, end - ret - 9) + ";\n  out[0][0] += 1.0f;\n  return rc;\n");
+  return source;
+}
+
+// The batch source: the first kernel's includes and prelude once, then each
+// kernel's body in its own namespace with its exported symbols renamed
+// (ENTRY_cN, axon_kernel_packed_cN, axon_kernel_info_cN).
+std::string batch_source(const std::vector<const CpuKernelHandle*>& batch, std::vector<std::string>& symbols) {
+  const std::string marker = "// ---- kernel ----\n";
+  const std::string& first = batch.front()->kernel().source;
+  std::string preamble = first.substr(0, first.find(marker));
+  size_t include = preamble.find("#include \"kernel.h\"\n");
+  if (include != std::string::npos) preamble.erase(include, std::string("#include \"kernel.h\"\n").size());
+  std::string out = preamble;
+  for (const CpuKernelHandle* c : batch) {
+    const std::string& src = c->kernel().source;
+    size_t at = src.find(marker);
+    AXON_CHECK(at != std::string::npos, "an emitted kernel without its kernel section");
+    std::string unit = src.substr(at + marker.size());
+    std::string suffix = "_c" + c->identity().substr(0, 12);
+    for (const std::string& name :
+         {c->kernel().entry, std::string(emit::kPackedSymbol), std::string(emit::kInfoSymbol)})
+      unit = std::regex_replace(unit, std::regex("\\b" + name + "\\("), name + suffix + "(");
+    symbols.push_back("axon_kernel_packed" + suffix);
+    out += "namespace axon" + suffix + " {\n" + unit + "}  // namespace axon" + suffix + "\n";
+  }
+  return out;
+}
+
+class CpuTarget : public search::Target {
+ public:
+  CpuTarget(const hw::Description& description, smt::Prover& prover)
+      : description_(description), synth_(description_, prover) {}
+
+  const hw::Description& description() const override { return description_; }
+  std::string cannot_run() const override {
+    return cpu_supports(description_) ? "" : "this CPU lacks " + description_.requires_cpu;
+  }
+  const isa::Synthesizer& synthesizer() const override { return synth_; }
+
+  std::vector<search::KernelPtr> kernels(const tile::Plan& plan, const ir::Function& fn,
+                                         const search::PointRequest& request, double& points) override {
+    tile::TilingPolicy policy = request.default_tiling ? tile::TilingPolicy::Default : tile::TilingPolicy::Search;
+    std::vector<search::KernelPtr> kernels;
+    auto add = [&](emit::CpuKernel k) {
+      search::Estimate e = estimate(plan, k, description_);
+      kernels.push_back(std::make_shared<CpuKernelHandle>(std::move(k), e, description_.compile_flags));
+    };
+    emit::CpuKernel heuristic = emit::emit_cpu(plan, fn, description_, synth_, policy, {}, request.fuse_rows);
+    if (!request.tiling_space) {
+      points += 1;
+      add(std::move(heuristic));
+      return kernels;
+    }
+    std::vector<std::vector<tile::TileParams>> combos = tiling_combinations(plan, heuristic, description_, points);
+    add(heuristic);
+    for (const std::vector<tile::TileParams>& combo : combos)
+      add(emit::emit_cpu(plan, fn, description_, synth_, policy, combo, request.fuse_rows));
+    return kernels;
+  }
+
+  search::KernelPtr with_fault(const search::TargetKernel& kernel, const std::string& fault) const override {
+    auto copy = std::make_shared<CpuKernelHandle>(cpu_kernel(kernel));
+    copy->mutable_kernel().source = inject_fault(copy->kernel().source, fault);
+    copy->refresh_identity();
+    return copy;
+  }
+
+  // Several kernels per translation unit, `jobs` units at once. A unit that
+  // fails is split into single kernels, so one bad kernel costs only itself.
+  std::vector<search::Built> compile(const std::vector<const search::TargetKernel*>& kernels,
+                                     const std::string& work_dir, int jobs,
+                                     const std::function<void()>& progress) override {
+    std::vector<search::Built> built(kernels.size());
+    if (kernels.empty()) return built;
+    size_t per_unit =
+        std::clamp<size_t>((kernels.size() + static_cast<size_t>(jobs) - 1) / static_cast<size_t>(jobs), 1, 6);
+    std::vector<std::vector<size_t>> units;
+    for (size_t i = 0; i < kernels.size(); i += per_unit) {
+      units.emplace_back();
+      for (size_t k = i; k < std::min(kernels.size(), i + per_unit); ++k) units.back().push_back(k);
+    }
+    std::mutex lock;
+    std::atomic<size_t> next{0};
+    std::function<void(const std::vector<size_t>&, const std::string&)> build = [&](const std::vector<size_t>& unit,
+                                                                                     const std::string& name) {
+      std::string cpp = (fs::path(work_dir) / (name + ".cpp")).string();
+      std::string so = (fs::path(work_dir) / (name + ".so")).string();
+      std::vector<const CpuKernelHandle*> batch;
+      for (size_t k : unit) batch.push_back(&cpu_kernel(*kernels[k]));
+      std::vector<std::string> symbols;
+      write_checked(cpp, batch_source(batch, symbols));
+      tune::CompileResult r = tune::compile_shared(cpp, so, description_.compile_flags);
+      if (!r.ok && unit.size() > 1) {
+        for (size_t k = 0; k < unit.size(); ++k) build({unit[k]}, name + "_" + std::to_string(k));
+        return;
+      }
+      std::lock_guard<std::mutex> guard(lock);
+      for (size_t k = 0; k < unit.size(); ++k) built[unit[k]] = {r.ok, {so, symbols[k]}, r.ok ? "" : r.log};
+      progress();
+    };
+    auto worker = [&] {
+      for (size_t i; (i = next++) < units.size();) build(units[i], "batch" + std::to_string(i));
+    };
+    std::vector<std::thread> pool;
+    for (int j = 1; j < std::min<int>(jobs, static_cast<int>(units.size())); ++j) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+    return built;
+  }
+
+  search::Built compile_alone(const search::TargetKernel& kernel, const std::string& dir) override {
+    const CpuKernelHandle& k = cpu_kernel(kernel);
+    for (const auto& [name, bytes] : k.files()) write_checked((fs::path(dir) / name).string(), bytes);
+    std::string so = (fs::path(dir) / "kernel.so").string();
+    tune::CompileResult r = tune::compile_shared((fs::path(dir) / "kernel.cpp").string(), so,
+                                                 description_.compile_flags);
+    return {r.ok, {so, emit::kPackedSymbol}, r.ok ? "" : r.log};
+  }
+
+  std::vector<std::string> artifact_files() const override { return {"kernel.so"}; }
+
+  tune::RunResult run(const search::TargetKernel& kernel, const search::Artifact& artifact,
+                      const search::RunSpec& spec) override {
+    tune::RunRequest r;
+    r.so_path = artifact.path;
+    r.symbol = artifact.symbol;
+    r.inputs = *spec.inputs;
+    r.output_sizes = spec.output_sizes;
+    r.timeout_s = spec.timeout_s;
+    r.memory_limit_bytes = spec.memory_limit_bytes;
+    r.cpu_limit_s = spec.cpu_limit_s;
+    if (!spec.timed) {
+      r.warmup = 0;
+      return tune::run_isolated(r);
+    }
+    r.warmup = 2;
+    r.reps = 5;
+    r.min_seconds = 0.2;
+    // Memory-bound kernels whose data would stay in the caches between calls
+    // are timed from cold caches: the largest cache is overwritten before each call.
+    int64_t largest_cache = 0;
+    for (size_t m = 1; m < description_.memories.size(); ++m)
+      largest_cache = std::max(largest_cache, description_.memories[m].capacity_bytes);
+    search::Estimate e = kernel.estimate();
+    if (e.memory_bound && e.footprint_bytes < largest_cache) {
+      r.flush_bytes = static_cast<size_t>(largest_cache) * 3 / 2;
+      r.reps = 15;
+      r.min_seconds = 0;
+    }
+    return tune::run_isolated(r);
+  }
+
+ private:
+  hw::Description description_;
+  isa::Synthesizer synth_;
+};
+
+}  // namespace
+
+bool cpu_supports(const hw::Description& d) {
+  const std::string& f = d.requires_cpu;
+  if (f.empty()) return true;
+  __builtin_cpu_init();
+  if (f == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (f == "avx2") return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (f == "sse2") return __builtin_cpu_supports("sse2");
+  return false;
+}
+
+std::unique_ptr<search::Target> make_cpu_target(const hw::Description& description, smt::Prover& prover) {
+  return std::make_unique<CpuTarget>(description, prover);
+}
+
+}  // namespace axon::targets
