@@ -41,8 +41,9 @@ def optimize(fn_or_path, dims=None, *, target="cpu", budget=90, entry=None, cach
     "cpu" or a hardware description (.json). budget: seconds for the search.
     cache: True for the default kernel cache ($XDG_CACHE_HOME/axon), a path
     for another, False for none. Further options, as `axon optimize` spells
-    them: max_candidates, variants, seed, jobs, time_limit, no_algebra,
-    no_fusion, default_tiling, no_tuning, time_numpy.
+    them: max_candidates, variants, seed, jobs, time_limit, memory_limit_mib,
+    cpu_limit, max_memory (bytes), no_algebra, no_fusion, default_tiling,
+    no_tuning, time_numpy; the defaults are the command's.
     """
     file, entry = _program_of(fn_or_path, entry)
     preset, sizes = "", {}

@@ -12,9 +12,6 @@ import numpy as np
 from . import _axon
 from .errors import Error
 
-# What `axon optimize` writes into an output folder.
-_OUTPUT_FILES = ("kernel.so", "kernel.json", "kernel.cpp", "kernel.h", "report.md", "report.html", "search.json")
-
 
 class Kernel(_axon.Library):
     """A compiled kernel: call it with NumPy arrays.
@@ -28,12 +25,12 @@ class Kernel(_axon.Library):
 
     def __init__(self, folder, *, function=None, numpy_seconds=0.0, from_cache=False):
         super().__init__(os.fspath(folder))  # loads and checks kernel.so; __call__ is the C++ one
-        self._files = {}
-        for name in _OUTPUT_FILES:
-            path = os.path.join(folder, name)
-            if os.path.exists(path):
+        self._files = {}  # every file of the folder, by relative path: save() writes them back
+        for top, _, names in os.walk(folder):
+            for name in names:
+                path = os.path.join(top, name)
                 with open(path, "rb") as f:
-                    self._files[name] = f.read()
+                    self._files[os.path.relpath(path, folder)] = f.read()
         self._function = function
         self._numpy_seconds = numpy_seconds
         self._speedup = None
@@ -106,7 +103,9 @@ class Kernel(_axon.Library):
         shutil.rmtree(staging, ignore_errors=True)
         os.makedirs(staging)
         for name, data in self._files.items():
-            with open(os.path.join(staging, name), "wb") as f:
+            path = os.path.join(staging, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as f:
                 f.write(data)
         os.chmod(os.path.join(staging, "kernel.so"), 0o755)
         old = os.path.join(parent, f".{base}.axon-old-{os.getpid()}")

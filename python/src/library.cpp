@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 #include <unistd.h>
 
 #include <cstdlib>

@@ -8,10 +8,13 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
 
 #include "errors.h"
 #include "eval/bind.h"
+#include "eval/interpreter.h"
 #include "lang/load.h"
 #include "library.h"
 #include "search/api.h"
@@ -19,6 +22,7 @@
 #include "search/verify.h"
 #include "smt/prover.h"
 #include "targets/register.h"
+#include "tune/runner.h"
 
 namespace nb = nanobind;
 
@@ -132,23 +136,55 @@ nb::dict verify(const std::string& file_a, const std::optional<std::string>& ent
   return result;
 }
 
+// The command line's defaults (cli/optimize.cpp read_options and run_limits),
+// so that a search from Python and one from `axon optimize` with the same
+// settings share their cache entries; keyword arguments override them.
 search::Options search_options(const nb::dict& given) {
   search::Options o;
+  o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.time_limit_seconds = 120;
+  o.memory_limit_bytes = tune::default_memory_limit_bytes();
+  o.max_memory = eval::default_max_memory();
+  bool cpu_limit_given = false;
+  auto at_least = [](const std::string& name, double value, double least) {
+    if (!(value >= least)) throw ArgumentError(name + " must be at least " + std::to_string(static_cast<int>(least)));
+    return value;
+  };
   for (auto [key, value] : given) {
     std::string name = nb::cast<std::string>(key);
-    if (name == "budget") o.budget_seconds = nb::cast<double>(value);
-    else if (name == "max_candidates") o.max_candidates = nb::cast<size_t>(value);
-    else if (name == "variants") o.variants = nb::cast<size_t>(value);
-    else if (name == "seed") o.seed = nb::cast<uint64_t>(value);
-    else if (name == "jobs") o.jobs = nb::cast<int>(value);
-    else if (name == "time_limit") o.time_limit_seconds = nb::cast<double>(value);
-    else if (name == "no_algebra") o.no_algebra = nb::cast<bool>(value);
-    else if (name == "no_fusion") o.no_fusion = nb::cast<bool>(value);
-    else if (name == "default_tiling") o.default_tiling = nb::cast<bool>(value);
-    else if (name == "no_tuning") o.no_tuning = nb::cast<bool>(value);
-    else if (name == "time_numpy") o.time_numpy = nb::cast<bool>(value);
-    else throw ArgumentError("unknown search option '" + name + "'");
+    if (name == "budget")
+      o.budget_seconds = at_least(name, nb::cast<double>(value), 1);
+    else if (name == "max_candidates")
+      o.max_candidates = static_cast<size_t>(at_least(name, nb::cast<double>(value), 1));
+    else if (name == "variants")
+      o.variants = static_cast<size_t>(at_least(name, nb::cast<double>(value), 1));
+    else if (name == "seed")
+      o.seed = nb::cast<uint64_t>(value);
+    else if (name == "jobs")
+      o.jobs = static_cast<int>(at_least(name, nb::cast<double>(value), 1));
+    else if (name == "time_limit")
+      o.time_limit_seconds = at_least(name, nb::cast<double>(value), 1);
+    else if (name == "memory_limit_mib")
+      o.memory_limit_bytes = static_cast<size_t>(at_least(name, nb::cast<double>(value), 1)) << 20;
+    else if (name == "cpu_limit")
+      o.cpu_limit_seconds = at_least(name, nb::cast<double>(value), 1), cpu_limit_given = true;
+    else if (name == "max_memory")
+      o.max_memory = static_cast<int64_t>(at_least(name, nb::cast<double>(value), 1));
+    else if (name == "no_algebra")
+      o.no_algebra = nb::cast<bool>(value);
+    else if (name == "no_fusion")
+      o.no_fusion = nb::cast<bool>(value);
+    else if (name == "default_tiling")
+      o.default_tiling = nb::cast<bool>(value);
+    else if (name == "no_tuning")
+      o.no_tuning = nb::cast<bool>(value);
+    else if (name == "time_numpy")
+      o.time_numpy = nb::cast<bool>(value);
+    else
+      throw ArgumentError("unknown search option '" + name + "'");
   }
+  if (!cpu_limit_given)
+    o.cpu_limit_seconds = o.time_limit_seconds * std::max(1u, std::thread::hardware_concurrency());
   o.quiet = true;
   return o;
 }
