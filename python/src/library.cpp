@@ -1,12 +1,13 @@
 #include "library.h"
 
 #include <dlfcn.h>
-#include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -21,7 +22,32 @@ namespace nb = nanobind;
 namespace axon::python {
 namespace {
 
-using InputArray = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
+// A C-contiguous buffer of native float32 exported by an object (the buffer
+// protocol: NumPy answers it without allocating, unlike __dlpack__), held
+// until destruction. Anything else is refused without an error set.
+struct Float32Buffer {
+  Py_buffer view{};
+  bool held = false;
+
+  bool acquire(PyObject* object, bool writable) {
+    int flags = PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(object, &view, flags) != 0) {
+      PyErr_Clear();
+      return false;
+    }
+    held = true;
+    const char* f = view.format;
+    bool native_float = f && (std::strcmp(f, "f") == 0 || std::strcmp(f, "=f") == 0 ||
+                              (std::strcmp(f, "<f") == 0 && std::endian::native == std::endian::little));
+    return view.itemsize == 4 && native_float;
+  }
+  Float32Buffer() = default;
+  Float32Buffer(const Float32Buffer&) = delete;
+  Float32Buffer& operator=(const Float32Buffer&) = delete;
+  ~Float32Buffer() {
+    if (held) PyBuffer_Release(&view);
+  }
+};
 
 nb::object& converter() {
   static nb::object* held = new nb::object();  // never destroyed: outlives the interpreter's teardown
@@ -84,10 +110,6 @@ void* open_private_copy(const std::filesystem::path& so) {
   return handle;
 }
 
-std::string shape_text(const int64_t* shape, size_t rank) {
-  return ir::shape_str(std::vector<int64_t>(shape, shape + rank));
-}
-
 }  // namespace
 
 void set_converter(nb::object function) { converter() = std::move(function); }
@@ -119,6 +141,10 @@ Library::Library(const std::string& folder_name) {
   if (std::string why = disagreement(listed, embedded); !why.empty())
     throw LoadError((folder / "kernel.json").string() + " does not describe " + (folder / "kernel.so").string() +
                     ": " + why);
+  nb::module_ numpy = nb::module_::import_("numpy");
+  numpy_empty_ = numpy.attr("empty");
+  float32_ = numpy.attr("float32");
+  for (const Port& p : outputs_) output_shapes_.push_back(nb::tuple(nb::cast(p.shape)));
 }
 
 nb::object Library::call(nb::args args) const {
@@ -129,62 +155,48 @@ nb::object Library::call(nb::args args) const {
     throw ArgumentError("kernel '" + kernel_ + "' takes " + std::to_string(n_in) + " array(s) (" + names + ") but " +
                         std::to_string(args.size()) + " were given");
   }
-  // The arrays stay referenced here until the call returns.
-  std::vector<InputArray> arrays(n_in);
+  // Each buffer, and each converted array behind one, is held until the call returns.
+  std::vector<Float32Buffer> buffers(n_in);
+  std::vector<nb::object> converted;
   std::vector<const float*> in(n_in);
   for (size_t i = 0; i < n_in; ++i) {
     const Port& port = inputs_[i];
-    if (!nb::try_cast(args[i], arrays[i], /*convert=*/false)) {
-      nb::object converted = converter()(args[i], port.name, nb::cast(port.shape));
-      if (!nb::try_cast(converted, arrays[i], false))
+    if (!buffers[i].acquire(args[i].ptr(), /*writable=*/false)) {
+      converted.push_back(converter()(args[i], port.name, nb::cast(port.shape)));
+      if (!buffers[i].acquire(converted.back().ptr(), false))
         throw InternalError(__FILE__, __LINE__, "the converter returned no C-contiguous float32 array");
     }
-    const InputArray& a = arrays[i];
-    bool same = a.ndim() == port.extents.size();
-    for (size_t k = 0; same && k < a.ndim(); ++k) same = a.shape(k) == port.extents[k];
+    const Py_buffer& view = buffers[i].view;
+    bool same = static_cast<size_t>(view.ndim) == port.extents.size();
+    for (size_t k = 0; same && k < port.extents.size(); ++k)
+      same = static_cast<size_t>(view.shape[k]) == port.extents[k];
     if (!same)
       throw ArgumentError("parameter '" + port.name + "' has shape " + ir::shape_str(port.shape) +
-                          " but the array given has shape " + shape_text(a.shape_ptr(), a.ndim()));
-    in[i] = a.data();
+                          " but the array given has shape " +
+                          ir::shape_str(std::vector<int64_t>(view.shape, view.shape + view.ndim)));
+    in[i] = static_cast<const float*>(view.buf);
   }
-  std::vector<float*> out(n_out, nullptr);
-  auto release = [&] {
-    for (float* p : out) std::free(p);
-  };
+  // Results are NumPy's own arrays (numpy.empty), written in place by the kernel.
+  std::vector<nb::object> results(n_out);
+  std::vector<Float32Buffer> result_buffers(n_out);
+  std::vector<float*> out(n_out);
   for (size_t k = 0; k < n_out; ++k) {
-    size_t bytes = (outputs_[k].elements * sizeof(float) + 63) / 64 * 64;
-    out[k] = static_cast<float*>(std::aligned_alloc(64, bytes));
-    if (!out[k]) {
-      release();
-      throw std::bad_alloc();
-    }
+    results[k] = numpy_empty_(output_shapes_[k], float32_);
+    if (!result_buffers[k].acquire(results[k].ptr(), /*writable=*/true))
+      throw InternalError(__FILE__, __LINE__, "numpy.empty made no C-contiguous float32 array");
+    out[k] = static_cast<float*>(result_buffers[k].view.buf);
   }
   int status;
   {
     nb::gil_scoped_release unlocked;
     status = packed_(in.data(), out.data());
   }
-  if (status != 0) {
-    release();
+  if (status != 0)
     throw InternalError(__FILE__, __LINE__, "kernel '" + kernel_ + "' returned " + std::to_string(status));
-  }
-  std::vector<nb::object> many;
-  try {
-    for (size_t k = 0; k < n_out; ++k) {
-      nb::capsule owner(out[k], [](void* p) noexcept { std::free(p); });
-      float* data = out[k];
-      out[k] = nullptr;  // the capsule owns it now
-      const std::vector<size_t>& extents = outputs_[k].extents;
-      nb::object array = nb::ndarray<nb::numpy, float>(data, extents.size(), extents.data(), owner).cast();
-      if (n_out == 1) return array;
-      many.push_back(std::move(array));
-    }
-  } catch (...) {
-    release();
-    throw;
-  }
+  if (n_out == 1) return results[0];
   nb::tuple tuple = nb::steal<nb::tuple>(PyTuple_New(static_cast<Py_ssize_t>(n_out)));
-  for (size_t k = 0; k < n_out; ++k) PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(k), many[k].release().ptr());
+  for (size_t k = 0; k < n_out; ++k)
+    PyTuple_SET_ITEM(tuple.ptr(), static_cast<Py_ssize_t>(k), results[k].release().ptr());
   return tuple;
 }
 

@@ -30,10 +30,11 @@ class Library {
   /// is never unloaded (its OpenMP threads may outlive any handle).
   explicit Library(const std::string& folder);
 
-  /// Calls the kernel on `args`, one array per input: a C-contiguous float32
-  /// array is read in place with the GIL released; anything else goes
-  /// through the converter (set_converter) first, which returns such an
-  /// array or raises. Results are new arrays: one, or a tuple of several.
+  /// Calls the kernel on `args`, one array per input: an object exporting a
+  /// C-contiguous native float32 buffer (a NumPy array) is read in place,
+  /// with the GIL released during the call; anything else goes through the
+  /// converter (set_converter) first, which returns such an array or raises.
+  /// Results are new NumPy arrays: one, or a tuple of several.
   nanobind::object call(nanobind::args args) const;
 
   const std::string& info() const { return info_; }
@@ -45,6 +46,8 @@ class Library {
   Packed packed_ = nullptr;
   std::string info_, kernel_;
   std::vector<Port> inputs_, outputs_;
+  nanobind::object numpy_empty_, float32_;     // numpy.empty and numpy.float32
+  std::vector<nanobind::tuple> output_shapes_;  // each result's shape, ready for numpy.empty
 };
 
 /// The Python function that turns a non-float32 or non-contiguous argument
