@@ -94,3 +94,21 @@ def test_cache_answers_a_repeated_request():
     assert time.perf_counter() - start < first / 2
     fresh = axon.optimize(program("scale"), {"M": 4, "N": 9}, cache=False, **SEARCH)
     assert not fresh.from_cache
+
+
+def test_speedup_measured_in_python_when_the_search_did_not():
+    # Without the cache, which would answer with an earlier search that timed NumPy.
+    k = axon.optimize(function("scale"), {"M": 5, "N": 7}, time_numpy=False, cache=False, **SEARCH)
+    assert "not_measured" in k.report["numpy"]
+    assert np.isfinite(k.speedup) and k.speedup > 0
+    from_path = axon.optimize(program("scale"), {"M": 5, "N": 7}, time_numpy=False, cache=False, **SEARCH)
+    assert np.isfinite(from_path.speedup) and from_path.speedup > 0  # the program named by report.md
+
+
+def test_target_as_a_description_file():
+    k = axon.optimize(program("scale"), "test", target=os.path.join(axon.HW_DIR, "x86-avx2.json"), **SEARCH)
+    assert k.report["target"] == "x86-avx2"
+    x, g = np.ones((5, 7), np.float32), np.full(7, 2, np.float32)
+    np.testing.assert_allclose(k(x, g), 3.0)
+    with pytest.raises(axon.ProgramError, match="unknown target"):
+        axon.optimize(program("scale"), "test", target="no-such-target", **SEARCH)
