@@ -60,14 +60,21 @@ def optimize(fn_or_path, dims=None, *, target="cpu", budget=90, entry=None, cach
     options = dict(options, budget=float(budget))
     function = getattr(fn_or_path, "__axon_function__", fn_or_path)
     function = function if callable(function) else None
+    # The output folder is read into the Kernel and removed; after a search
+    # without a valid kernel it stays, for the failed report the error names.
     scratch = tempfile.mkdtemp(prefix="axon-optimize-")
+    keep = False
     try:
         out = os.path.join(scratch, "out")
         summary = _axon.optimize(file, entry, preset, sizes, os.fspath(target), options, cache_arg, out)
         return Kernel(summary["out"], function=function, numpy_seconds=summary["numpy_seconds"],
                       from_cache=summary["from_cache"])
+    except NoValidKernelError:
+        keep = True
+        raise
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _size(name, value):

@@ -1,5 +1,7 @@
 """Errors are Python exceptions with the C++ side's facts."""
 
+import os
+
 import pytest
 
 import axon
@@ -43,3 +45,26 @@ def test_function_outside_a_file():
     f = eval("lambda x: x")
     with pytest.raises(axon.Error, match="source file"):
         axon.verify(f, f)
+
+
+def test_no_valid_kernel(monkeypatch):
+    monkeypatch.setenv("AXON_CXX", "/bin/false")  # every candidate fails to compile
+    with pytest.raises(axon.NoValidKernelError, match="no candidate kernel was valid") as e:
+        axon.optimize(program("add"), {"N": 8}, cache=False, **SEARCH)
+    assert e.value.file.endswith("add.py") and e.value.line == 5
+    failed = e.value.message.split("see ")[1].split(" ")[0]
+    assert failed.endswith("report.md") and os.path.exists(failed)  # the report it names is kept
+
+
+def test_internal_errors(scale_kernel):
+    # A converter that breaks its contract is Axon's bug, reported as one.
+    import numpy as np
+    from axon import _axon
+    from axon._convert import to_float32
+    _axon.set_converter(lambda value, name, shape: np.zeros(shape, np.float64))
+    try:
+        with pytest.raises(axon.InternalError, match="converter returned no C-contiguous float32 array"):
+            scale_kernel(np.zeros((5, 7)), np.zeros(7, np.float32))
+    finally:
+        _axon.set_converter(to_float32)
+    assert scale_kernel(np.zeros((5, 7)), np.zeros(7, np.float32)).shape == (5, 7)
