@@ -50,6 +50,8 @@ void translate(const std::exception_ptr& thrown, void*) {
 
 }  // namespace
 
-void register_error_translator() { nb::register_exception_translator(translate); }
+void register_error_translator() {
+  nb::register_exception_translator(translate);
+}
 
 }  // namespace axon::python

@@ -85,8 +85,8 @@ std::vector<Port> ports(const nlohmann::json& list) {
 std::string disagreement(const nlohmann::json& listed, const nlohmann::json& embedded) {
   for (const auto& [key, value] : embedded.items())
     if (!listed.contains(key) || listed[key] != value)
-      return "'" + key + "' is " + (listed.contains(key) ? listed[key].dump() : "missing") +
-             " in kernel.json but " + value.dump() + " in kernel.so";
+      return "'" + key + "' is " + (listed.contains(key) ? listed[key].dump() : "missing") + " in kernel.json but " +
+             value.dump() + " in kernel.so";
   for (const auto& [key, value] : listed.items())
     if (!embedded.contains(key)) return "'" + key + "' in kernel.json is not in kernel.so";
   return "";
@@ -112,7 +112,9 @@ void* open_private_copy(const std::filesystem::path& so) {
 
 }  // namespace
 
-void set_converter(nb::object function) { converter() = std::move(function); }
+void set_converter(nb::object function) {
+  converter() = std::move(function);
+}
 
 Library::Library(const std::string& folder_name) {
   std::filesystem::path folder(folder_name);
@@ -139,8 +141,8 @@ Library::Library(const std::string& folder_name) {
     throw LoadError((folder / "kernel.so").string() + ": its embedded description is not valid: " + e.what());
   }
   if (std::string why = disagreement(listed, embedded); !why.empty())
-    throw LoadError((folder / "kernel.json").string() + " does not describe " + (folder / "kernel.so").string() +
-                    ": " + why);
+    throw LoadError((folder / "kernel.json").string() + " does not describe " + (folder / "kernel.so").string() + ": " +
+                    why);
   nb::module_ numpy = nb::module_::import_("numpy");
   numpy_empty_ = numpy.attr("empty");
   float32_ = numpy.attr("float32");

@@ -46,7 +46,7 @@ class Library {
   Packed packed_ = nullptr;
   std::string info_, kernel_;
   std::vector<Port> inputs_, outputs_;
-  nanobind::object numpy_empty_, float32_;     // numpy.empty and numpy.float32
+  nanobind::object numpy_empty_, float32_;      // numpy.empty and numpy.float32
   std::vector<nanobind::tuple> output_shapes_;  // each result's shape, ready for numpy.empty
 };
 

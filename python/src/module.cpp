@@ -183,8 +183,7 @@ search::Options search_options(const nb::dict& given) {
     else
       throw ArgumentError("unknown search option '" + name + "'");
   }
-  if (!cpu_limit_given)
-    o.cpu_limit_seconds = o.time_limit_seconds * std::max(1u, std::thread::hardware_concurrency());
+  if (!cpu_limit_given) o.cpu_limit_seconds = o.time_limit_seconds * std::max(1u, std::thread::hardware_concurrency());
   o.quiet = true;
   return o;
 }
@@ -235,15 +234,17 @@ NB_MODULE(_axon, m) {
       .def(nb::init<const std::string&>(), nb::arg("folder"))
       .def("__call__", &Library::call)
       .def_prop_ro("info_text", &Library::info)
-      .def_prop_ro("inputs", [](const Library& l) { return ports_list(l.inputs()); },
-                   "The parameters in order: dicts of name, dtype (as declared) and shape.")
+      .def_prop_ro(
+          "inputs", [](const Library& l) { return ports_list(l.inputs()); },
+          "The parameters in order: dicts of name, dtype (as declared) and shape.")
       .def_prop_ro("outputs", [](const Library& l) { return ports_list(l.outputs()); });
   m.def("set_converter", &set_converter, nb::arg("converter"));
   m.def("signature", &signature, nb::arg("file"), nb::arg("entry").none());
   m.def("bind_sizes", &bind_sizes, nb::arg("file"), nb::arg("entry").none(), nb::arg("shapes"), nb::arg("given"));
   m.def("verify", &verify, nb::arg("file_a"), nb::arg("entry_a").none(), nb::arg("file_b"), nb::arg("entry_b").none(),
         nb::arg("rlimit").none());
-  m.def("set_hw_dir", [](const std::string& dir) { axon::search::set_hw_dir(dir); }, nb::arg("dir"));
+  m.def(
+      "set_hw_dir", [](const std::string& dir) { axon::search::set_hw_dir(dir); }, nb::arg("dir"));
   m.def("optimize", &optimize, nb::arg("file"), nb::arg("entry").none(), nb::arg("dims"), nb::arg("sizes"),
         nb::arg("target"), nb::arg("options"), nb::arg("cache").none(), nb::arg("out"));
 }

@@ -1,4 +1,6 @@
 // axon verify: are two programs equal for all sizes and inputs?
+#include "search/verify.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -6,7 +8,6 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "search/verify.h"
 #include "smt/prover.h"
 
 namespace axon::cli {
@@ -74,8 +75,7 @@ int verify(const Word& command, const ParsedArgs& args) {
     std::cout << which << smt::verdict_name(r.verdict) << " ("
               << (r.verdict == smt::Verdict::Unknown ? r.detail : r.method) << "; " << r.seconds << " s)\n";
     if (r.verdict == smt::Verdict::Proved) std::cout << "  " << r.smtlib.size() << " SMT obligation(s), each unsat\n";
-    if (r.counterexample)
-      print_counterexample(*r.counterexample, verified.a.kernel, request.file_a, request.file_b);
+    if (r.counterexample) print_counterexample(*r.counterexample, verified.a.kernel, request.file_a, request.file_b);
   }
   if (const Word* dir = args.last("--emit-proofs")) {
     std::vector<std::string> scripts = verified.proof_scripts();
