@@ -1,6 +1,6 @@
 # Axon's entry points. `make demo` and `make test` work on a fresh Debian 12
 # machine: each installs what is missing, builds, then runs.
-.PHONY: all deps bench-env build demo test test-release test-asan fuzz-smoke fuzz bench bench-quick format clean
+.PHONY: all deps bench-env build demo test test-release test-asan test-python fuzz-smoke fuzz bench bench-quick format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
@@ -24,9 +24,9 @@ build: deps
 demo: build
 	@scripts/demo.sh
 
-# Every test: the release build, the same tests under ASan+UBSan, and a
-# short fuzz run of the parser.
-test: test-release test-asan fuzz-smoke
+# Every test: the release build, the same tests under ASan+UBSan, the Python
+# package, and a short fuzz run of the parser.
+test: test-release test-asan test-python fuzz-smoke
 
 test-release: build bench-env
 	cd build && ctest --output-on-failure -j $(JOBS)
@@ -35,6 +35,11 @@ test-asan: deps
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAXON_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
 	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E "optimize_all|bench_harness|rounding_check"
+
+# The Python package: `pip install .` into a virtual environment under build/
+# (over /usr/bin/python3, which has NumPy and pytest), then tests/python.
+test-python: deps
+	JOBS=$(JOBS) scripts/test-python.sh
 
 fuzz-smoke: FUZZ_SECONDS = 30
 fuzz-smoke: fuzz

@@ -13,6 +13,7 @@ packages=(
   python3 python3-numpy               # the NumPy cross-check (/usr/bin/python3)
   libopenblas0-pthread                # NumPy on OpenBLAS, the fair baseline of the benchmark
   python3-venv                        # the benchmark's virtual environment (scripts/bench-env.sh)
+  python3-dev python3-pytest          # the Python package: its extension module and its tests
   libdnnl-dev libopenblas-dev         # the benchmark's expert-library baselines (bench/baselines)
   libgoogle-perftools4                # tcmalloc, PyTorch's fair allocator in the benchmark
   clang libclang-rt-14-dev            # libFuzzer for the fuzz targets

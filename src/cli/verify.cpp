@@ -1,4 +1,6 @@
 // axon verify: are two programs equal for all sizes and inputs?
+#include "search/verify.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -6,9 +8,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "lang/load.h"
 #include "smt/prover.h"
-#include "smt/refute.h"
 
 namespace axon::cli {
 namespace {
@@ -56,52 +56,33 @@ void write_proofs(const std::string& dir, const std::vector<std::string>& script
 }
 
 int verify(const Word& command, const ParsedArgs& args) {
-  const Word& file_a = program_file(args, command, 0, 2);
-  const Word& file_b = program_file(args, command, 1, 2);
   auto loc_of = [&](const char* name) { return args.last(name) ? args.last(name)->loc : SourceLoc{}; };
-  ir::Program a = lang::load_program(file_a.text, option_text(args, "--entry-a"), loc_of("--entry-a"));
-  ir::Program b = lang::load_program(file_b.text, option_text(args, "--entry-b"), loc_of("--entry-b"));
-  const ir::Function &fa = a.kernel, &fb = b.kernel;
-  if (fa.params.size() != fb.params.size())
-    throw UserError(fb.loc, "'" + fb.name + "' takes " + std::to_string(fb.params.size()) + " parameters but '" +
-                                fa.name + "' in " + file_a.text + " takes " + std::to_string(fa.params.size()));
-  for (size_t i = 0; i < fa.params.size(); ++i)
-    if (fa.params[i].type != fb.params[i].type)
-      throw UserError(fb.params[i].annotation_loc, "parameter " + std::to_string(i + 1) + " '" + fb.params[i].name +
-                                                       "' is " + fb.params[i].type.str() + " here but '" +
-                                                       fa.params[i].name + "' is " + fa.params[i].type.str() + " in " +
-                                                       file_a.text);
-  if (fa.outputs.size() != fb.outputs.size())
-    throw UserError(fb.loc, "'" + fb.name + "' returns " + std::to_string(fb.outputs.size()) + " tensor(s) but '" +
-                                fa.name + "' returns " + std::to_string(fa.outputs.size()));
-  smt::ProverOptions options;
-  if (auto r = int_option(args, "--rlimit")) options.rlimit = static_cast<unsigned>(std::min<int64_t>(*r, 1u << 31));
-  smt::Prover prover(options);
-  std::vector<smt::ProofResult> results;
-  smt::Verdict overall = smt::Verdict::Proved;
-  for (size_t i = 0; i < fa.outputs.size(); ++i) {
-    results.push_back(prover.prove_equal(fa.outputs[i], fb.outputs[i]));
-    smt::Verdict v = results.back().verdict;
-    if (v == smt::Verdict::Refuted)
-      overall = v;
-    else if (v == smt::Verdict::Unknown && overall == smt::Verdict::Proved)
-      overall = v;
-  }
-  std::cout << smt::verdict_name(overall) << '\n';
-  std::vector<std::string> scripts;
+  search::VerifyRequest request;
+  request.file_a = program_file(args, command, 0, 2).text;
+  request.file_b = program_file(args, command, 1, 2).text;
+  request.entry_a = option_text(args, "--entry-a");
+  request.entry_b = option_text(args, "--entry-b");
+  request.entry_a_loc = loc_of("--entry-a");
+  request.entry_b_loc = loc_of("--entry-b");
+  if (auto r = int_option(args, "--rlimit"))
+    request.prover.rlimit = static_cast<unsigned>(std::min<int64_t>(*r, 1u << 31));
+  search::VerifyResult verified = search::verify(request);
+  const std::vector<smt::ProofResult>& results = verified.results;
+  std::cout << smt::verdict_name(verified.verdict) << '\n';
   for (size_t i = 0; i < results.size(); ++i) {
     const smt::ProofResult& r = results[i];
     std::string which = results.size() > 1 ? "result " + std::to_string(i) + ": " : "";
     std::cout << which << smt::verdict_name(r.verdict) << " ("
               << (r.verdict == smt::Verdict::Unknown ? r.detail : r.method) << "; " << r.seconds << " s)\n";
     if (r.verdict == smt::Verdict::Proved) std::cout << "  " << r.smtlib.size() << " SMT obligation(s), each unsat\n";
-    if (r.counterexample) print_counterexample(*r.counterexample, fa, file_a.text, file_b.text);
-    scripts.insert(scripts.end(), r.smtlib.begin(), r.smtlib.end());
+    if (r.counterexample) print_counterexample(*r.counterexample, verified.a.kernel, request.file_a, request.file_b);
   }
   if (const Word* dir = args.last("--emit-proofs")) {
+    std::vector<std::string> scripts = verified.proof_scripts();
     write_proofs(dir->text, scripts, *dir);
     std::cout << "wrote " << scripts.size() << " SMT-LIB2 file(s) to " << dir->text << " (check each with: z3 FILE)\n";
   }
+  smt::Verdict overall = verified.verdict;
   return overall == smt::Verdict::Proved ? 0 : overall == smt::Verdict::Refuted ? kRefuted : kUnknown;
 }
 
