@@ -311,8 +311,7 @@ OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dim
   if (std::string why = target->cannot_build(); !why.empty())
     throw UserError(request.target_loc, "optimize cannot search for " + description.name + " yet: " + why +
                                             " (axon lower prints its instruction-level program)");
-  Options options = request.options;
-  if (options.jobs < 1) options.jobs = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  Options options = request.options.with_defaults();
 
   // OUT/ is replaced whole, at the end, by what this run wrote (support/files.h).
   std::optional<StagedFolder> staged;

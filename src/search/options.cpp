@@ -1,9 +1,24 @@
 #include "search/options.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
+#include <thread>
+
+#include "eval/interpreter.h"
+#include "tune/runner.h"
 
 namespace axon::search {
+
+Options Options::with_defaults() const {
+  Options o = *this;
+  int threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  if (o.jobs < 1) o.jobs = threads;
+  if (o.memory_limit_bytes == 0) o.memory_limit_bytes = tune::default_memory_limit_bytes();
+  if (o.cpu_limit_seconds <= 0) o.cpu_limit_seconds = o.time_limit_seconds * threads;
+  if (o.max_memory <= 0) o.max_memory = eval::default_max_memory();
+  return o;
+}
 
 std::string Options::text() const {
   std::string t;

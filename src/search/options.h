@@ -16,13 +16,18 @@ struct Options {
   double budget_seconds = 90;  // for the whole search; candidates not measured by then are cut off
   uint64_t seed = 0;           // of the random validation inputs
   int jobs = 0;                // translation units compiled at once; 0: the hardware threads
-  // What a candidate's child process may use (0: the defaults of RunLimits in tune/runner.h).
+  // What a candidate's child process may use; 0 takes the default that
+  // with_defaults() fills in, as the command line's options do.
   double time_limit_seconds = 120;
-  size_t memory_limit_bytes = 0;
-  double cpu_limit_seconds = 0;
-  int64_t max_memory = 0;  // bytes the reference interpreter may use; 0: half the physical memory
+  size_t memory_limit_bytes = 0;  // default: half the physical memory
+  double cpu_limit_seconds = 0;   // default: the time limit x the hardware threads
+  int64_t max_memory = 0;         // bytes the reference interpreter may use; default: half the physical memory
   bool quiet = false;      // no progress (the observer still hears everything)
   bool time_numpy = true;  // time NumPy running the same file on the same inputs, for the speed-up
+
+  /// These options with every 0 that means "the default" replaced by it
+  /// (jobs, the limits, max_memory): what a search runs with and is keyed by.
+  Options with_defaults() const;
 
   /// The ablations, or "full search": part of the cache key and the reports.
   std::string text() const;
