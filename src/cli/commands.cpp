@@ -1,4 +1,5 @@
 #include "cli/commands.h"
+#include "search/api.h"
 
 #include <cmath>
 #include <filesystem>
@@ -46,51 +47,7 @@ std::optional<int64_t> parse_int(const std::string& text) {
 
 // --dims: comma-separated NAME=INT entries and preset names, applied in order.
 ir::Dims parse_dims(const Word& word, const ir::Program& program) {
-  std::vector<std::string> used = program.size_names();
-  auto is_used = [&](const std::string& n) { return std::find(used.begin(), used.end(), n) != used.end(); };
-  ir::Dims dims;
-  std::map<std::string, bool> explicit_names;
-  size_t begin = 0;
-  while (begin <= word.text.size()) {
-    size_t comma = word.text.find(',', begin);
-    std::string item = word.text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
-    SourceLoc loc = loc_in(word, begin);
-    size_t eq = item.find('=');
-    if (eq == std::string::npos) {
-      auto preset = program.size_presets.find(item);
-      if (preset == program.size_presets.end()) {
-        std::string known;
-        for (const auto& [name, _] : program.size_presets) known += (known.empty() ? "" : ", ") + name;
-        error(loc,
-              "bad --dims entry '" + item + "': expected NAME=INTEGER" +
-                  (known.empty() ? std::string(" (the file has no SIZES presets)") : " or a preset (" + known + ")"));
-      }
-      for (const auto& [name, value] : preset->second)
-        if (is_used(name)) dims[name] = value;
-    } else {
-      std::string name = item.substr(0, eq);
-      std::string digits = item.substr(eq + 1);
-      SourceLoc value_loc = loc_in(word, begin + eq + 1);
-      bool negative = !digits.empty() && digits[0] == '-';
-      auto value = parse_int(negative ? digits.substr(1) : digits);
-      if (!negative && !value && !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos)
-        error(value_loc, "size " + name + "=" + digits + " is too large");
-      if (name.empty() || !value) error(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER, e.g. M=64");
-      if (negative || *value < 1) error(value_loc, "size " + name + " must be at least 1");
-      if (explicit_names[name]) error(loc, "size " + name + " is given twice");
-      explicit_names[name] = true;
-      if (!is_used(name)) {
-        std::string known;
-        for (const std::string& n : used) known += (known.empty() ? "" : ", ") + n;
-        error(loc, "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
-                       (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
-      }
-      dims[name] = *value;
-    }
-    if (comma == std::string::npos) break;
-    begin = comma + 1;
-  }
-  return dims;
+  return search::parse_sizes(program, word.text, [&](size_t offset) { return loc_in(word, offset); });
 }
 
 std::vector<Word> split_commas(const Word& word) {

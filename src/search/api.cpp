@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
+#include <map>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -237,6 +240,13 @@ std::string details_text(const SearchResult& r, const std::string& out) {
   return t.str();
 }
 
+std::optional<int64_t> parse_int(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  return std::stoll(text);
+}
+
 // Where a failed search's report goes: beside OUT/.
 std::string failed_folder(std::string out) {
   while (out.size() > 1 && out.back() == '/') out.pop_back();
@@ -245,42 +255,65 @@ std::string failed_folder(std::string out) {
 
 }  // namespace
 
-ir::Dims bind_sizes(const ir::Program& program, const std::string& spec, const std::map<std::string, int64_t>& sizes) {
+ir::Dims parse_sizes(const ir::Program& program, const std::string& text,
+                     const std::function<SourceLoc(size_t offset)>& loc_at) {
   std::vector<std::string> used = program.size_names();
-  auto check_used = [&](const std::string& name) {
-    if (std::find(used.begin(), used.end(), name) != used.end()) return;
-    std::string known;
-    for (const std::string& n : used) known += (known.empty() ? "" : ", ") + n;
-    throw UserError({}, "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
-                            (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
-  };
-  ir::Dims given;
-  std::stringstream items(spec);
-  for (std::string item; std::getline(items, item, ',');) {
-    if (item.empty()) continue;
+  auto is_used = [&](const std::string& n) { return std::find(used.begin(), used.end(), n) != used.end(); };
+  ir::Dims dims;
+  std::map<std::string, bool> explicit_names;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t comma = text.find(',', begin);
+    std::string item = text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+    SourceLoc loc = loc_at(begin);
     size_t eq = item.find('=');
     if (eq == std::string::npos) {
       auto preset = program.size_presets.find(item);
       if (preset == program.size_presets.end()) {
         std::string known;
         for (const auto& [name, _] : program.size_presets) known += (known.empty() ? "" : ", ") + name;
-        throw UserError({}, "unknown sizes '" + item + "': expected NAME=INTEGER" +
-                                (known.empty() ? std::string(" (the file has no SIZES presets)")
-                                               : " or a preset (" + known + ")"));
+        throw UserError(loc,
+              "bad --dims entry '" + item + "': expected NAME=INTEGER" +
+                  (known.empty() ? std::string(" (the file has no SIZES presets)") : " or a preset (" + known + ")"));
       }
       for (const auto& [name, value] : preset->second)
-        if (std::find(used.begin(), used.end(), name) != used.end()) given[name] = value;
-      continue;
+        if (is_used(name)) dims[name] = value;
+    } else {
+      std::string name = item.substr(0, eq);
+      std::string digits = item.substr(eq + 1);
+      SourceLoc value_loc = loc_at(begin + eq + 1);
+      bool negative = !digits.empty() && digits[0] == '-';
+      auto value = parse_int(negative ? digits.substr(1) : digits);
+      if (!negative && !value && !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos)
+        throw UserError(value_loc, "size " + name + "=" + digits + " is too large");
+      if (name.empty() || !value) throw UserError(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER, e.g. M=64");
+      if (negative || *value < 1) throw UserError(value_loc, "size " + name + " must be at least 1");
+      if (explicit_names[name]) throw UserError(loc, "size " + name + " is given twice");
+      explicit_names[name] = true;
+      if (!is_used(name)) {
+        std::string known;
+        for (const std::string& n : used) known += (known.empty() ? "" : ", ") + n;
+        throw UserError(loc, "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
+                       (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
+      }
+      dims[name] = *value;
     }
-    std::string name = item.substr(0, eq), digits = item.substr(eq + 1);
-    check_used(name);
-    if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoll(digits) < 1)
-      throw UserError({}, "size " + item + ": expected a positive integer");
-    given[name] = std::stoll(digits);
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
   }
+  return dims;
+}
+
+ir::Dims bind_sizes(const ir::Program& program, const std::string& spec, const std::map<std::string, int64_t>& sizes) {
+  ir::Dims given = spec.empty() ? ir::Dims{} : parse_sizes(program, spec, [](size_t) { return SourceLoc{}; });
+  std::vector<std::string> used = program.size_names();
   for (const auto& [name, value] : sizes) {
-    check_used(name);
+    if (std::find(used.begin(), used.end(), name) == used.end()) {
+      std::string known;
+      for (const std::string& n : used) known += (known.empty() ? "" : ", ") + n;
+      throw UserError({}, "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
+                              (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
+    }
     if (value < 1) throw UserError({}, "size " + name + " must be at least 1, got " + std::to_string(value));
     given[name] = value;
   }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +62,12 @@ OptimizeSummary optimize(const OptimizeRequest& request, Observer* observer = nu
 /// sizes are not read.
 OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dims, const OptimizeRequest& request,
                                  Observer* observer = nullptr);
+
+/// The sizes `text` names for `program`, as --dims spells them: NAME=INTEGER
+/// entries and presets of the file's SIZES, comma-separated, applied in
+/// order. A UserError at loc_at(offset in text) for a bad entry.
+ir::Dims parse_sizes(const ir::Program& program, const std::string& text,
+                     const std::function<SourceLoc(size_t offset)>& loc_at);
 
 /// The sizes `spec` names for `program` ("M=64,K=32", presets of its SIZES,
 /// or both, applied in order), then `sizes`, then bound: every symbolic size
