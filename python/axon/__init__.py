@@ -45,7 +45,7 @@ def optimize(fn_or_path, dims=None, *, target="cpu", budget=90, entry=None, cach
     cpu_limit, max_memory (bytes), no_algebra, no_fusion, default_tiling,
     no_tuning, time_numpy; the defaults are the command's.
     """
-    file, entry = _program_of(fn_or_path, entry)
+    file, text, entry = _program_of(fn_or_path, entry)
     preset, sizes = "", {}
     if isinstance(dims, str):
         preset = dims
@@ -66,7 +66,7 @@ def optimize(fn_or_path, dims=None, *, target="cpu", budget=90, entry=None, cach
     keep = False
     try:
         out = os.path.join(scratch, "out")
-        summary = _axon.optimize(file, entry, preset, sizes, os.fspath(target), options, cache_arg, out)
+        summary = _axon.optimize(file, text, entry, preset, sizes, os.fspath(target), options, cache_arg, out)
         return Kernel(summary["out"], function=function, numpy_seconds=summary["numpy_seconds"],
                       from_cache=summary["from_cache"])
     except NoValidKernelError:

@@ -18,7 +18,7 @@ class JitFunction:
 
     def __init__(self, fn, options):
         self.__axon_function__ = fn
-        self._file, self._entry = program_of(fn)
+        self._file, self._text, self._entry = program_of(fn)
         self._options = options
         self._kernels = {}
         self._lock = threading.Lock()
@@ -45,7 +45,7 @@ class JitFunction:
         from . import optimize
         with self._lock:
             if key not in self._kernels:
-                sizes = _axon.bind_sizes(self._file, self._entry, [list(s) for s in key], {})
+                sizes = _axon.bind_sizes(self._file, self._text, self._entry, [list(s) for s in key], {})
                 self._kernels[key] = optimize(self.__axon_function__, sizes, **self._options)
             return self._kernels[key]
 

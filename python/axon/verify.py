@@ -58,6 +58,6 @@ def verify(f, g, *, entry_f=None, entry_g=None, rlimit=None):
     """Decides whether kernels f and g (functions in the NumPy subset or paths
     to programs) compute the same results for every size and input. Their
     parameters must match by position and annotation (else ProgramError)."""
-    file_f, entry_f = program_of(f, entry_f)
-    file_g, entry_g = program_of(g, entry_g)
-    return Verdict(_axon.verify(file_f, entry_f, file_g, entry_g, rlimit))
+    file_f, text_f, entry_f = program_of(f, entry_f)
+    file_g, text_g, entry_g = program_of(g, entry_g)
+    return Verdict(_axon.verify(file_f, text_f, entry_f, file_g, text_g, entry_g, rlimit))

@@ -42,8 +42,9 @@ nb::list ports_list(const std::vector<Port>& ports) {
 }
 
 // A kernel's parameters and sizes, for jit and for timing NumPy.
-nb::dict signature(const std::string& file, const std::optional<std::string>& entry) {
-  ir::Program program = lang::load_program(file, entry);
+nb::dict signature(const std::string& file, const std::optional<std::string>& text,
+                   const std::optional<std::string>& entry) {
+  ir::Program program = search::load_program(file, text, entry);
   nb::list params;
   for (const ir::Param& p : program.kernel.params) {
     nb::dict d;
@@ -64,9 +65,10 @@ nb::dict signature(const std::string& file, const std::optional<std::string>& en
 
 // The sizes that the given shapes (one per parameter, None where unknown)
 // and `given` bind, by eval::bind_dims: the command line's rules.
-ir::Dims bind_sizes(const std::string& file, const std::optional<std::string>& entry,
+ir::Dims bind_sizes(const std::string& file, const std::optional<std::string>& text,
+                    const std::optional<std::string>& entry,
                     const std::vector<std::optional<std::vector<int64_t>>>& shapes, const ir::Dims& given) {
-  ir::Program program = lang::load_program(file, entry);
+  ir::Program program = search::load_program(file, text, entry);
   const ir::Function& fn = program.kernel;
   if (shapes.size() != fn.params.size())
     throw ArgumentError("kernel '" + fn.name + "' takes " + std::to_string(fn.params.size()) + " array(s) but " +
@@ -89,11 +91,15 @@ nb::dict tensor_dict(const eval::Tensor& t) {
   return d;
 }
 
-nb::dict verify(const std::string& file_a, const std::optional<std::string>& entry_a, const std::string& file_b,
-                const std::optional<std::string>& entry_b, std::optional<unsigned> rlimit) {
+nb::dict verify(const std::string& file_a, const std::optional<std::string>& text_a,
+                const std::optional<std::string>& entry_a, const std::string& file_b,
+                const std::optional<std::string>& text_b, const std::optional<std::string>& entry_b,
+                std::optional<unsigned> rlimit) {
   search::VerifyRequest request;
   request.file_a = file_a;
   request.file_b = file_b;
+  request.text_a = text_a;
+  request.text_b = text_b;
   request.entry_a = entry_a;
   request.entry_b = entry_b;
   if (rlimit) request.prover.rlimit = *rlimit;
@@ -188,11 +194,13 @@ search::Options search_options(const nb::dict& given) {
   return o;
 }
 
-nb::dict optimize(const std::string& file, const std::optional<std::string>& entry, const std::string& dims,
+nb::dict optimize(const std::string& file, const std::optional<std::string>& text,
+                  const std::optional<std::string>& entry, const std::string& dims,
                   const ir::Dims& sizes, const std::string& target, const nb::dict& options,
                   const std::optional<std::string>& cache, const std::string& out) {
   search::OptimizeRequest request;
   request.file = file;
+  request.text = text;
   request.entry = entry;
   request.dims = dims;
   request.sizes = sizes;
@@ -239,12 +247,15 @@ NB_MODULE(_axon, m) {
           "The parameters in order: dicts of name, dtype (as declared) and shape.")
       .def_prop_ro("outputs", [](const Library& l) { return ports_list(l.outputs()); });
   m.def("set_converter", &set_converter, nb::arg("converter"));
-  m.def("signature", &signature, nb::arg("file"), nb::arg("entry").none());
-  m.def("bind_sizes", &bind_sizes, nb::arg("file"), nb::arg("entry").none(), nb::arg("shapes"), nb::arg("given"));
-  m.def("verify", &verify, nb::arg("file_a"), nb::arg("entry_a").none(), nb::arg("file_b"), nb::arg("entry_b").none(),
+  m.def("signature", &signature, nb::arg("file"), nb::arg("text").none(), nb::arg("entry").none());
+  m.def("bind_sizes", &bind_sizes, nb::arg("file"), nb::arg("text").none(), nb::arg("entry").none(),
+        nb::arg("shapes"), nb::arg("given"));
+  m.def("verify", &verify, nb::arg("file_a"), nb::arg("text_a").none(), nb::arg("entry_a").none(),
+        nb::arg("file_b"), nb::arg("text_b").none(), nb::arg("entry_b").none(),
         nb::arg("rlimit").none());
   m.def(
       "set_hw_dir", [](const std::string& dir) { axon::search::set_hw_dir(dir); }, nb::arg("dir"));
-  m.def("optimize", &optimize, nb::arg("file"), nb::arg("entry").none(), nb::arg("dims"), nb::arg("sizes"),
+  m.def("optimize", &optimize, nb::arg("file"), nb::arg("text").none(), nb::arg("entry").none(), nb::arg("dims"),
+        nb::arg("sizes"),
         nb::arg("target"), nb::arg("options"), nb::arg("cache").none(), nb::arg("out"));
 }

@@ -321,8 +321,17 @@ ir::Dims bind_sizes(const ir::Program& program, const std::string& spec, const s
                          std::vector<std::optional<eval::ProvidedInput>>(program.kernel.params.size()));
 }
 
+ir::Program load_program(const std::string& file, const std::optional<std::string>& text,
+                         const std::optional<std::string>& entry, const SourceLoc& entry_loc) {
+  if (!text) return lang::load_program(file, entry, entry_loc);
+  auto source = std::make_shared<SourceFile>();
+  source->path = file;
+  source->text = *text;
+  return lang::compile_source(source, entry, entry_loc);
+}
+
 OptimizeSummary optimize(const OptimizeRequest& request, Observer* observer) {
-  ir::Program program = lang::load_program(request.file, request.entry, {});
+  ir::Program program = load_program(request.file, request.text, request.entry);
   tile::check_plan_size(program.kernel);
   ir::Dims dims = bind_sizes(program, request.dims, request.sizes);
   return optimize_program(program, dims, request, observer);

@@ -25,6 +25,9 @@ namespace axon::search {
 
 struct OptimizeRequest {
   std::string file;                  // the program (.py in the NumPy subset)
+  /// The program's text, when it is not the whole file (the Python package
+  /// passes a function with its helpers, at their lines); `file` names it.
+  std::optional<std::string> text;
   std::optional<std::string> entry;  // the kernel; default: the last def in the file
   /// Sizes as --dims spells them ("M=64,K=32", a SIZES preset such as "test",
   /// or both); `sizes` entries are applied after it.
@@ -62,6 +65,11 @@ OptimizeSummary optimize(const OptimizeRequest& request, Observer* observer = nu
 /// sizes are not read.
 OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dims, const OptimizeRequest& request,
                                  Observer* observer = nullptr);
+
+/// The program `file` holds, or `text` under that name when given: the
+/// kernel `entry`, else the last def.
+ir::Program load_program(const std::string& file, const std::optional<std::string>& text,
+                         const std::optional<std::string>& entry, const SourceLoc& entry_loc = {});
 
 /// The sizes `text` names for `program`, as --dims spells them: NAME=INTEGER
 /// entries and presets of the file's SIZES, comma-separated, applied in

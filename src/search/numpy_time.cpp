@@ -97,8 +97,11 @@ NumpyTime time_numpy(const ir::Program& program, const std::vector<std::vector<f
   try {
     std::string script = work_dir + "/numpy_time.py";
     write_file(script, kTimer);
-    std::vector<std::string> argv{python(), script, program.source->path, program.kernel.name,
-                                  work_dir + "/numpy_time.json"};
+    // The program's text as it was compiled, not its file: a script that
+    // holds the kernel and calls axon must not run again here.
+    std::string text = work_dir + "/numpy_program.py";
+    write_file(text, program.source->text);
+    std::vector<std::string> argv{python(), script, text, program.kernel.name, work_dir + "/numpy_time.json"};
     for (size_t i = 0; i < inputs.size(); ++i) {
       eval::Tensor tensor;
       tensor.shape = shapes[i];

@@ -1,4 +1,4 @@
-// NumPy running the program's own file on the search's inputs: the baseline
+// NumPy running the program's own text on the search's inputs: the baseline
 // of the speed-up that optimize reports. The program is real Python that
 // NumPy runs as written (DESIGN.md §2), so no translation is involved.
 #pragma once

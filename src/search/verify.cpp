@@ -1,5 +1,7 @@
 #include "search/verify.h"
 
+#include "search/api.h"
+
 #include "lang/load.h"
 
 namespace axon::search {
@@ -55,8 +57,8 @@ std::vector<std::string> VerifyResult::proof_scripts() const {
 
 VerifyResult verify(const VerifyRequest& request) {
   VerifyResult out;
-  out.a = lang::load_program(request.file_a, request.entry_a, request.entry_a_loc);
-  out.b = lang::load_program(request.file_b, request.entry_b, request.entry_b_loc);
+  out.a = load_program(request.file_a, request.text_a, request.entry_a, request.entry_a_loc);
+  out.b = load_program(request.file_b, request.text_b, request.entry_b, request.entry_b_loc);
   const ir::Function &fa = out.a.kernel, &fb = out.b.kernel;
   check_signatures(fa, request.file_a, fb);
   smt::Prover prover(request.prover);
