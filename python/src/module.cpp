@@ -195,9 +195,9 @@ search::Options search_options(const nb::dict& given) {
 }
 
 nb::dict optimize(const std::string& file, const std::optional<std::string>& text,
-                  const std::optional<std::string>& entry, const std::string& dims,
-                  const ir::Dims& sizes, const std::string& target, const nb::dict& options,
-                  const std::optional<std::string>& cache, const std::string& out) {
+                  const std::optional<std::string>& entry, const std::string& dims, const ir::Dims& sizes,
+                  const std::string& target, const nb::dict& options, const std::optional<std::string>& cache,
+                  const std::string& out) {
   search::OptimizeRequest request;
   request.file = file;
   request.text = text;
@@ -248,14 +248,12 @@ NB_MODULE(_axon, m) {
       .def_prop_ro("outputs", [](const Library& l) { return ports_list(l.outputs()); });
   m.def("set_converter", &set_converter, nb::arg("converter"));
   m.def("signature", &signature, nb::arg("file"), nb::arg("text").none(), nb::arg("entry").none());
-  m.def("bind_sizes", &bind_sizes, nb::arg("file"), nb::arg("text").none(), nb::arg("entry").none(),
-        nb::arg("shapes"), nb::arg("given"));
-  m.def("verify", &verify, nb::arg("file_a"), nb::arg("text_a").none(), nb::arg("entry_a").none(),
-        nb::arg("file_b"), nb::arg("text_b").none(), nb::arg("entry_b").none(),
-        nb::arg("rlimit").none());
+  m.def("bind_sizes", &bind_sizes, nb::arg("file"), nb::arg("text").none(), nb::arg("entry").none(), nb::arg("shapes"),
+        nb::arg("given"));
+  m.def("verify", &verify, nb::arg("file_a"), nb::arg("text_a").none(), nb::arg("entry_a").none(), nb::arg("file_b"),
+        nb::arg("text_b").none(), nb::arg("entry_b").none(), nb::arg("rlimit").none());
   m.def(
       "set_hw_dir", [](const std::string& dir) { axon::search::set_hw_dir(dir); }, nb::arg("dir"));
   m.def("optimize", &optimize, nb::arg("file"), nb::arg("text").none(), nb::arg("entry").none(), nb::arg("dims"),
-        nb::arg("sizes"),
-        nb::arg("target"), nb::arg("options"), nb::arg("cache").none(), nb::arg("out"));
+        nb::arg("sizes"), nb::arg("target"), nb::arg("options"), nb::arg("cache").none(), nb::arg("out"));
 }

@@ -1,5 +1,4 @@
 #include "cli/commands.h"
-#include "search/api.h"
 
 #include <cmath>
 #include <filesystem>
@@ -13,6 +12,7 @@
 #include "eval/npy.h"
 #include "eval/rounding.h"
 #include "lang/load.h"
+#include "search/api.h"
 #include "support/build_id.h"
 #include "support/files.h"
 #include "tune/runner.h"

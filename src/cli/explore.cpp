@@ -9,10 +9,10 @@
 
 #include "algebra/propagate.h"
 #include "cli/commands.h"
-#include "search/variants.h"
 #include "lang/load.h"
 #include "nugraph/dot.h"
 #include "nugraph/extract.h"
+#include "search/variants.h"
 
 namespace axon::cli {
 namespace {

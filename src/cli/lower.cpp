@@ -3,10 +3,10 @@
 
 #include "cli/commands.h"
 #include "cli/target.h"
-#include "search/pipeline.h"
-#include "tile/plan.h"
 #include "eval/bind.h"
 #include "lang/load.h"
+#include "search/pipeline.h"
+#include "tile/plan.h"
 
 namespace axon::cli {
 namespace {

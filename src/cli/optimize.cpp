@@ -50,8 +50,9 @@ search::Options read_options(const ParsedArgs& args) {
   }
   o.quiet = args.has("--quiet");
   o.max_memory = max_memory_option(args);
-  o.jobs = static_cast<int>(
-      int_option(args, "--jobs").value_or(std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()))));
+  o.jobs =
+      static_cast<int>(int_option(args, "--jobs")
+                           .value_or(std::max<int64_t>(1, static_cast<int64_t>(std::thread::hardware_concurrency()))));
   if (o.jobs < 1) throw UserError(args.last("--jobs")->loc, "--jobs must be at least 1");
   RunLimits limits = run_limits(args);
   o.time_limit_seconds = limits.wall_seconds;

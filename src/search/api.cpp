@@ -4,13 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
-#include <functional>
-#include <map>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -31,7 +31,9 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -208,9 +210,8 @@ std::optional<OptimizeSummary> answer_from_cache(tune::Cache& cache, const tune:
   summary.cache_path = cache.path();
   std::ostringstream line;
   line << "chose " << hit->candidate << ": median " << ms_text(hit->seconds) << " ms"
-       << speedup_text(summary.numpy_seconds, hit->seconds) << "; wrote " << request.out << "/{"
-       << file_list(names) << "} from the cache " << cache.path() << " (" << std::setprecision(3)
-       << seconds_since(t0) << " s)\n";
+       << speedup_text(summary.numpy_seconds, hit->seconds) << "; wrote " << request.out << "/{" << file_list(names)
+       << "} from the cache " << cache.path() << " (" << std::setprecision(3) << seconds_since(t0) << " s)\n";
   summary.line = line.str();
   return summary;
 }
@@ -221,8 +222,8 @@ std::optional<OptimizeSummary> answer_from_cache(tune::Cache& cache, const tune:
 std::string details_text(const SearchResult& r, const std::string& out) {
   const Candidate& best = *r.best;
   std::ostringstream t;
-  t << "\nkernel: " << best.name << ", median " << ms_text(best.seconds) << " ms (timed calls " << ms_text(best.seconds_min)
-    << " to " << ms_text(best.seconds_max) << " ms)\n";
+  t << "\nkernel: " << best.name << ", median " << ms_text(best.seconds) << " ms (timed calls "
+    << ms_text(best.seconds_min) << " to " << ms_text(best.seconds_max) << " ms)\n";
   if (r.numpy.measured)
     t << "NumPy, same file and inputs: median " << ms_text(r.numpy.median) << " ms: the kernel is "
       << std::setprecision(3) << r.numpy.median / best.seconds << "x faster\n";
@@ -272,9 +273,9 @@ ir::Dims parse_sizes(const ir::Program& program, const std::string& text,
       if (preset == program.size_presets.end()) {
         std::string known;
         for (const auto& [name, _] : program.size_presets) known += (known.empty() ? "" : ", ") + name;
-        throw UserError(loc,
-              "bad --dims entry '" + item + "': expected NAME=INTEGER" +
-                  (known.empty() ? std::string(" (the file has no SIZES presets)") : " or a preset (" + known + ")"));
+        throw UserError(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER" +
+                                 (known.empty() ? std::string(" (the file has no SIZES presets)")
+                                                : " or a preset (" + known + ")"));
       }
       for (const auto& [name, value] : preset->second)
         if (is_used(name)) dims[name] = value;
@@ -286,15 +287,17 @@ ir::Dims parse_sizes(const ir::Program& program, const std::string& text,
       auto value = parse_int(negative ? digits.substr(1) : digits);
       if (!negative && !value && !digits.empty() && digits.find_first_not_of("0123456789") == std::string::npos)
         throw UserError(value_loc, "size " + name + "=" + digits + " is too large");
-      if (name.empty() || !value) throw UserError(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER, e.g. M=64");
+      if (name.empty() || !value)
+        throw UserError(loc, "bad --dims entry '" + item + "': expected NAME=INTEGER, e.g. M=64");
       if (negative || *value < 1) throw UserError(value_loc, "size " + name + " must be at least 1");
       if (explicit_names[name]) throw UserError(loc, "size " + name + " is given twice");
       explicit_names[name] = true;
       if (!is_used(name)) {
         std::string known;
         for (const std::string& n : used) known += (known.empty() ? "" : ", ") + n;
-        throw UserError(loc, "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
-                       (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
+        throw UserError(
+            loc, "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
+                     (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
       }
       dims[name] = *value;
     }
@@ -311,8 +314,9 @@ ir::Dims bind_sizes(const ir::Program& program, const std::string& spec, const s
     if (std::find(used.begin(), used.end(), name) == used.end()) {
       std::string known;
       for (const std::string& n : used) known += (known.empty() ? "" : ", ") + n;
-      throw UserError({}, "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
-                              (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
+      throw UserError({},
+                      "kernel '" + program.kernel.name + "' has no size '" + name + "'" +
+                          (known.empty() ? std::string(" (it has no symbolic sizes)") : " (its sizes: " + known + ")"));
     }
     if (value < 1) throw UserError({}, "size " + name + " must be at least 1, got " + std::to_string(value));
     given[name] = value;
@@ -420,11 +424,10 @@ OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dim
   summary.numpy_seconds = r.numpy.measured ? r.numpy.median : 0;
   summary.cache_path = cache ? cache->path() : "";
   std::ostringstream line;
-  line << "chose " << r.best->name << ": median " << ms_text(r.best->seconds) << " ms ("
-       << ms_text(r.best->seconds_min) << " to " << ms_text(r.best->seconds_max) << ")"
-       << speedup_text(summary.numpy_seconds, r.best->seconds) << "; wrote " << request.out << "/{"
-       << file_list(written) << "} (" << std::setprecision(3) << r.phases.total << " s, "
-       << target->synthesizer().candidates_proved() << " lowerings proved)\n";
+  line << "chose " << r.best->name << ": median " << ms_text(r.best->seconds) << " ms (" << ms_text(r.best->seconds_min)
+       << " to " << ms_text(r.best->seconds_max) << ")" << speedup_text(summary.numpy_seconds, r.best->seconds)
+       << "; wrote " << request.out << "/{" << file_list(written) << "} (" << std::setprecision(3) << r.phases.total
+       << " s, " << target->synthesizer().candidates_proved() << " lowerings proved)\n";
   summary.line = line.str();
   return summary;
 }

@@ -18,13 +18,13 @@
 
 #include "ir/program.h"
 #include "search/observer.h"
-#include "support/diag.h"
 #include "search/options.h"
+#include "support/diag.h"
 
 namespace axon::search {
 
 struct OptimizeRequest {
-  std::string file;                  // the program (.py in the NumPy subset)
+  std::string file;  // the program (.py in the NumPy subset)
   /// The program's text, when it is not the whole file (the Python package
   /// passes a function with its helpers, at their lines); `file` names it.
   std::optional<std::string> text;
@@ -46,14 +46,14 @@ struct OptimizeRequest {
 
 /// What optimize() reports back once `out` is in place.
 struct OptimizeSummary {
-  std::string out;            // the folder written
-  std::string candidate;      // the chosen candidate's name
-  double seconds = 0;         // its median time
-  double numpy_seconds = 0;   // NumPy on the same file and inputs; 0 when not measured
+  std::string out;           // the folder written
+  std::string candidate;     // the chosen candidate's name
+  double seconds = 0;        // its median time
+  double numpy_seconds = 0;  // NumPy on the same file and inputs; 0 when not measured
   bool from_cache = false;
-  std::string cache_path;     // empty when the cache was off
-  std::string details;        // for people, before that line: the time and its spread, the speed-up, the rewrites
-  std::string line;           // the one-line summary `axon optimize` prints last
+  std::string cache_path;  // empty when the cache was off
+  std::string details;     // for people, before that line: the time and its spread, the speed-up, the rewrites
+  std::string line;        // the one-line summary `axon optimize` prints last
 };
 
 /// Runs the search for `request` (or answers from the cache), writes

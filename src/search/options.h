@@ -22,8 +22,8 @@ struct Options {
   size_t memory_limit_bytes = 0;  // default: half the physical memory
   double cpu_limit_seconds = 0;   // default: the time limit x the hardware threads
   int64_t max_memory = 0;         // bytes the reference interpreter may use; default: half the physical memory
-  bool quiet = false;      // no progress (the observer still hears everything)
-  bool time_numpy = true;  // time NumPy running the same file on the same inputs, for the speed-up
+  bool quiet = false;             // no progress (the observer still hears everything)
+  bool time_numpy = true;         // time NumPy running the same file on the same inputs, for the speed-up
 
   /// These options with every 0 that means "the default" replaced by it
   /// (jobs, the limits, max_memory): what a search runs with and is keyed by.

@@ -26,7 +26,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 std::string number(double value) {
   std::ostringstream t;
@@ -34,7 +36,9 @@ std::string number(double value) {
   return t.str();
 }
 
-std::string ms(double seconds) { return std::to_string(seconds * 1e3); }
+std::string ms(double seconds) {
+  return std::to_string(seconds * 1e3);
+}
 
 // Every write checked (support/files.h); a failure is the user's disk's.
 void write_checked(const std::string& path, const std::string& text) {
@@ -141,14 +145,26 @@ class Search::Impl {
 
   // The pipeline: one line per stage.
   bool run() {
-    stage("algebra", [&] { explore_variants(); }, result_.phases.algebra);
-    stage("reference", [&] { compute_reference(); }, result_.phases.reference);
-    stage("space", [&] { generate(); }, result_.phases.lowering);
-    stage("compile", [&] { compile(); }, result_.phases.compile);
-    stage("measure", [&] { measure(); confirm(); }, result_.phases.measure);
+    stage(
+        "algebra", [&] { explore_variants(); }, result_.phases.algebra);
+    stage(
+        "reference", [&] { compute_reference(); }, result_.phases.reference);
+    stage(
+        "space", [&] { generate(); }, result_.phases.lowering);
+    stage(
+        "compile", [&] { compile(); }, result_.phases.compile);
+    stage(
+        "measure",
+        [&] {
+          measure();
+          confirm();
+        },
+        result_.phases.measure);
     if (!result_.best) return false;
-    stage("proof", [&] { prove_variant(); }, result_.phases.algebra);
-    stage("numpy", [&] { time_numpy_baseline(); }, result_.phases.numpy);
+    stage(
+        "proof", [&] { prove_variant(); }, result_.phases.algebra);
+    stage(
+        "numpy", [&] { time_numpy_baseline(); }, result_.phases.numpy);
     return true;
   }
 
@@ -156,8 +172,8 @@ class Search::Impl {
 
   void explore_variants() {
     const ir::Program& program = *result_.program;
-    result_.variants = program_variants(program, options_.no_algebra ? 1 : options_.variants,
-                                        options_.no_algebra ? 0 : 3);
+    result_.variants =
+        program_variants(program, options_.no_algebra ? 1 : options_.variants, options_.no_algebra ? 0 : 3);
     const Variants& v = result_.variants;
     observer_.note(program.kernel.name + " at " + dims_text(result_.dims) + " for " + target_.description().name +
                    ": " + std::to_string(v.functions.size()) + " variant(s) from the nu-graph (" +
@@ -241,9 +257,8 @@ class Search::Impl {
   void select() {
     std::vector<Candidate>& all = result_.candidates;
     SearchSpace& space = result_.space;
-    std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
-      return a.estimate.seconds < b.estimate.seconds;
-    });
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.estimate.seconds < b.estimate.seconds; });
     for (size_t i = 0; i < all.size(); ++i) all[i].rank = static_cast<int>(i + 1);
     size_t picked = 0;
     for (Candidate& c : all)
@@ -379,8 +394,9 @@ class Search::Impl {
     if (best.variant == 0) return;
     const ir::Function& original = result_.program->kernel;
     result_.variant_proof = prover_.prove_equal(original.outputs[0], best.fn.outputs[0]);
-    debug_dump(1, "proof", std::string(smt::verdict_name(result_.variant_proof->verdict)) + " (" +
-                               result_.variant_proof->method + ")");
+    debug_dump(
+        1, "proof",
+        std::string(smt::verdict_name(result_.variant_proof->verdict)) + " (" + result_.variant_proof->method + ")");
   }
 
   void time_numpy_baseline() {
@@ -499,9 +515,9 @@ class Search::Impl {
   // Takes an interrupted search's record; true when it is to be measured again.
   bool resume(Candidate& c, const tune::CandidateRecord& r) {
     c.from_record = c.measured = true;
-    c.state = r.valid                        ? Candidate::State::Valid
+    c.state = r.valid                       ? Candidate::State::Valid
               : r.status == "compile error" ? Candidate::State::CompileError
-                                             : Candidate::State::Failed;
+                                            : Candidate::State::Failed;
     c.seconds = r.seconds;
     c.max_error = r.max_error;
     c.status = r.detail;
@@ -531,9 +547,17 @@ Search::Search(const ir::Program& program, const ir::Dims& dims, Target& target,
 
 Search::~Search() = default;
 
-bool Search::run() { return impl_->run(); }
-void Search::write_output(const std::string& dir) { impl_->write_output(dir); }
-void Search::write_failure_report(const std::string& dir) { impl_->write_failure_report(dir); }
-std::string Search::no_valid_kernel_text() const { return impl_->no_valid_kernel_text(); }
+bool Search::run() {
+  return impl_->run();
+}
+void Search::write_output(const std::string& dir) {
+  impl_->write_output(dir);
+}
+void Search::write_failure_report(const std::string& dir) {
+  impl_->write_failure_report(dir);
+}
+std::string Search::no_valid_kernel_text() const {
+  return impl_->no_valid_kernel_text();
+}
 
 }  // namespace axon::search

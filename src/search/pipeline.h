@@ -46,8 +46,8 @@ KernelPtr lower_program(const ir::Program& program, const ir::Dims& dims, const 
 class Search {
  public:
   /// `cache` may be null (no records, no entry). Candidates go to work_dir.
-  Search(const ir::Program& program, const ir::Dims& dims, Target& target, const Options& options,
-         tune::Cache* cache, const tune::CacheKey& key, std::string work_dir, Observer& observer);
+  Search(const ir::Program& program, const ir::Dims& dims, Target& target, const Options& options, tune::Cache* cache,
+         const tune::CacheKey& key, std::string work_dir, Observer& observer);
   ~Search();
 
   /// The whole search; true when a valid kernel was found (result().best).

@@ -6,9 +6,9 @@
 #include <set>
 #include <sstream>
 
-#include "search/search.h"
 #include "eval/rounding.h"
 #include "fuse/summary.h"
+#include "search/search.h"
 #include "smt/prover.h"
 #include "tune/report_html.h"
 
@@ -102,7 +102,6 @@ std::string error_fraction(const Candidate& c) {
   return c.valid() || c.status.rfind("wrong", 0) == 0 ? number(c.max_error, 3) : "-";
 }
 
-
 // The chosen kernel's time with its spread, and NumPy's on the same inputs.
 std::string result_text(const SearchResult& r) {
   const Candidate& best = *r.best;
@@ -133,8 +132,9 @@ std::string rewrites_text(const SearchResult& r) {
   const smt::ProofResult& proof = *r.variant_proof;
   t << "The chosen kernel computes variant " << best.variant << " of the nu-graph:\n\n```python\n"
     << ir::print_numpy(best.fn) << "```\n\nProgram == variant: **" << smt::verdict_name(proof.verdict) << "** ("
-    << proof.method << (proof.smtlib.empty() ? "" : "; " + std::to_string(proof.smtlib.size()) +
-                                                      " SMT-LIB obligation(s) in search.json")
+    << proof.method
+    << (proof.smtlib.empty() ? ""
+                             : "; " + std::to_string(proof.smtlib.size()) + " SMT-LIB obligation(s) in search.json")
     << "). The local rewrites proved while exploring (each merged into the nu-graph):\n\n";
   size_t shown = 0;
   for (const algebra::UsedProof& u : r.variants.merged) {
@@ -150,16 +150,15 @@ std::string rewrites_text(const SearchResult& r) {
       return out;
     };
     t << "- proved (" << u.method << "):\n\n  ```python\n"
-      << indented(u.before) << "  # ==\n" << indented(u.after) << "  ```\n";
+      << indented(u.before) << "  # ==\n"
+      << indented(u.after) << "  ```\n";
   }
   return t.str();
 }
 
-
 std::string indented_block(const std::string& code, const std::string& language) {
   return "```" + language + "\n" + code + (code.empty() || code.back() == '\n' ? "" : "\n") + "```\n";
 }
-
 
 }  // namespace
 
@@ -193,9 +192,9 @@ std::string report_markdown(const SearchResult& r) {
   size_t cut_off = 0;
   for (const Candidate& c : r.candidates) {
     if (!c.selected && ++cut_off > kCutOffRows) continue;
-    t << "| " << c.rank << " | " << c.name << (&c == best ? " (chosen)" : "") << " | " << c.kernel->tilings()
-      << " | " << ms(c.estimate.seconds) << " | " << candidate_status(c) << " | " << (c.valid() ? ms(c.seconds) : "-")
-      << " | " << error_fraction(c) << " |\n";
+    t << "| " << c.rank << " | " << c.name << (&c == best ? " (chosen)" : "") << " | " << c.kernel->tilings() << " | "
+      << ms(c.estimate.seconds) << " | " << candidate_status(c) << " | " << (c.valid() ? ms(c.seconds) : "-") << " | "
+      << error_fraction(c) << " |\n";
   }
   if (cut_off > kCutOffRows)
     t << "| | " << cut_off - kCutOffRows << " more cut off" << (best ? " (all are listed in report.html)" : "")
@@ -331,12 +330,13 @@ std::string search_json(const SearchResult& r) {
       {"median_seconds", best.seconds},
       {"min_seconds", best.seconds_min},
       {"max_seconds", best.seconds_max},
-      {"numpy", r.numpy.measured ? nlohmann::ordered_json{{"median_seconds", r.numpy.median},
-                                                          {"min_seconds", r.numpy.min},
-                                                          {"max_seconds", r.numpy.max},
-                                                          {"reps", r.numpy.reps},
-                                                          {"speedup", best.seconds > 0 ? r.numpy.median / best.seconds : 0.0}}
-                                 : nlohmann::ordered_json{{"not_measured", r.numpy.why_not}}},
+      {"numpy", r.numpy.measured
+                    ? nlohmann::ordered_json{{"median_seconds", r.numpy.median},
+                                             {"min_seconds", r.numpy.min},
+                                             {"max_seconds", r.numpy.max},
+                                             {"reps", r.numpy.reps},
+                                             {"speedup", best.seconds > 0 ? r.numpy.median / best.seconds : 0.0}}
+                    : nlohmann::ordered_json{{"not_measured", r.numpy.why_not}}},
       {"proofs", proofs_json(r)},
       {"model_seconds", best.estimate.seconds},
       {"reduction", best.reduction},

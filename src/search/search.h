@@ -48,8 +48,8 @@ struct Candidate {
   std::string status;        // why not valid, or why not measured ("cut off: ...")
   double max_error = 0, seconds = 0;
   double seconds_min = 0, seconds_max = 0;  // the spread of its timed calls
-  double finished_at = -1;  // seconds since the search began
-  bool confirmed = false;   // timed twice (the fastest few); `seconds` is the lower median
+  double finished_at = -1;                  // seconds since the search began
+  bool confirmed = false;                   // timed twice (the fastest few); `seconds` is the lower median
 
   bool valid() const { return state == State::Valid; }
   bool compiled() const { return state == State::Compiled || state == State::Failed || state == State::Valid; }
@@ -97,7 +97,7 @@ struct SearchResult {
   Variants variants;  // owns the nodes of every candidate's function
   NumpyTime numpy;
   std::optional<smt::ProofResult> variant_proof;  // the program == the chosen variant (when it is one)
-  std::string cache_state;  // "miss" or "off"
+  std::string cache_state;                        // "miss" or "off"
   int resumed = 0;
 };
 

@@ -64,8 +64,8 @@ hw::Description load_description(const std::string& name_or_path, const SourceLo
   if (!std::filesystem::exists(name_or_path)) {
     std::string known;
     for (const std::string& n : target_names()) known += (known.empty() ? "" : ", ") + n;
-    throw UserError(loc, "unknown target '" + name_or_path + "': expected " + known +
-                             (known.empty() ? "" : " or ") + "a description file (.json)");
+    throw UserError(loc, "unknown target '" + name_or_path + "': expected " + known + (known.empty() ? "" : " or ") +
+                             "a description file (.json)");
   }
   return hw::load_description(name_or_path);
 }

@@ -54,8 +54,8 @@ using KernelPtr = std::shared_ptr<const TargetKernel>;
 
 /// How the space asks for the kernels of one plan.
 struct PointRequest {
-  bool fuse_rows = false;     // row groups (fuse/rows.h) where the tilings allow
-  bool tiling_space = true;   // false: the heuristic tiling only
+  bool fuse_rows = false;       // row groups (fuse/rows.h) where the tilings allow
+  bool tiling_space = true;     // false: the heuristic tiling only
   bool default_tiling = false;  // the ablation: no register-tile search at all
 };
 

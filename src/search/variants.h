@@ -14,9 +14,9 @@ namespace axon::search {
 /// Up to `count` variants of the kernel's first result from the nu-graph
 /// after propagation: structurally distinct ones first.
 struct Variants {
-  std::vector<ir::Function> functions;  // the original first
-  std::shared_ptr<ir::Graph> graph;     // owns their nodes
-  int proved = 0;                       // proposals proved during propagation
+  std::vector<ir::Function> functions;     // the original first
+  std::shared_ptr<ir::Graph> graph;        // owns their nodes
+  int proved = 0;                          // proposals proved during propagation
   std::vector<algebra::UsedProof> merged;  // the proven equations merged into the nu-graph
   double seconds = 0;
 };

@@ -1,8 +1,7 @@
 #include "search/verify.h"
 
-#include "search/api.h"
-
 #include "lang/load.h"
+#include "search/api.h"
 
 namespace axon::search {
 namespace {

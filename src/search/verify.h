@@ -19,7 +19,7 @@ namespace axon::search {
 
 struct VerifyRequest {
   std::string file_a, file_b;
-  std::optional<std::string> text_a, text_b;  // the programs' text when not the whole files (search/api.h)
+  std::optional<std::string> text_a, text_b;    // the programs' text when not the whole files (search/api.h)
   std::optional<std::string> entry_a, entry_b;  // default: each file's last def
   SourceLoc entry_a_loc, entry_b_loc;           // where the entries were named, for errors
   smt::ProverOptions prover;

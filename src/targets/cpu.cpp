@@ -91,8 +91,7 @@ class CpuKernelHandle : public search::TargetKernel {
     std::string t;
     for (const emit::StageReport& s : kernel_.stages) {
       const tile::TileParams& p = s.tiling.params;
-      t += (t.empty() ? "" : " ") + std::to_string(p.mr) + "x" + std::to_string(p.nv) + "@" +
-           std::to_string(p.threads);
+      t += (t.empty() ? "" : " ") + std::to_string(p.mr) + "x" + std::to_string(p.nv) + "@" + std::to_string(p.threads);
     }
     return t;
   }
@@ -192,8 +191,8 @@ std::string batch_source(const std::vector<const CpuKernelHandle*>& batch, std::
     std::string suffix = "_c" + c->identity().substr(0, 12);
     std::string ns = "axon" + suffix;
     symbols.push_back(std::string(emit::kPackedSymbol) + suffix);
-    out += "namespace " + ns + " {\n" + c->kernel().parts.body + "}  // namespace " + ns + "\n" +
-           c->exports(ns, suffix);
+    out +=
+        "namespace " + ns + " {\n" + c->kernel().parts.body + "}  // namespace " + ns + "\n" + c->exports(ns, suffix);
   }
   return out;
 }
@@ -271,7 +270,7 @@ class CpuTarget : public search::Target {
     std::mutex lock;
     std::atomic<size_t> next{0};
     std::function<void(const std::vector<size_t>&, const std::string&)> build = [&](const std::vector<size_t>& unit,
-                                                                                     const std::string& name) {
+                                                                                    const std::string& name) {
       std::string cpp = (fs::path(work_dir) / (name + ".cpp")).string();
       std::string so = (fs::path(work_dir) / (name + ".so")).string();
       std::vector<const CpuKernelHandle*> batch;
@@ -301,8 +300,8 @@ class CpuTarget : public search::Target {
     const CpuKernelHandle& k = cpu_kernel(kernel);
     for (const auto& [name, bytes] : k.files()) write_checked((fs::path(dir) / name).string(), bytes);
     std::string so = (fs::path(dir) / "kernel.so").string();
-    tune::CompileResult r = tune::compile_shared((fs::path(dir) / "kernel.cpp").string(), so,
-                                                 description_.compile_flags);
+    tune::CompileResult r =
+        tune::compile_shared((fs::path(dir) / "kernel.cpp").string(), so, description_.compile_flags);
     return {r.ok, {so, emit::kPackedSymbol}, r.ok ? "" : r.log};
   }
 
