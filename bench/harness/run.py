@@ -162,7 +162,8 @@ def machine_limits(worker_bin):
 # ---- one kernel ---------------------------------------------------------------
 
 def optimize(args, path, preset_or_dims, out, flags):
-    cmd = [args.axon, "optimize", str(path), "--dims", preset_or_dims, "-o", str(out), "--quiet",
+    # --no-numpy: the harness times NumPy itself, side by side with the others.
+    cmd = [args.axon, "optimize", str(path), "--dims", preset_or_dims, "-o", str(out), "--quiet", "--no-numpy",
            "--variants", str(args.variants)] + flags + (["--cache", args.cache] if args.cache else [])
     p, seconds = run_timed(cmd)
     if p.returncode != 0:
