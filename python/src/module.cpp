@@ -10,19 +10,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <thread>
 
 #include "errors.h"
 #include "eval/bind.h"
-#include "eval/interpreter.h"
-#include "lang/load.h"
 #include "library.h"
 #include "search/api.h"
 #include "search/target.h"
 #include "search/verify.h"
 #include "smt/prover.h"
 #include "targets/register.h"
-#include "tune/runner.h"
 
 namespace nb = nanobind;
 
@@ -146,12 +142,9 @@ nb::dict verify(const std::string& file_a, const std::optional<std::string>& tex
 // so that a search from Python and one from `axon optimize` with the same
 // settings share their cache entries; keyword arguments override them.
 search::Options search_options(const nb::dict& given) {
+  // Options left out keep 0 where 0 means the command line's default
+  // (search::Options::with_defaults), so both share cache entries.
   search::Options o;
-  o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  o.time_limit_seconds = 120;
-  o.memory_limit_bytes = tune::default_memory_limit_bytes();
-  o.max_memory = eval::default_max_memory();
-  bool cpu_limit_given = false;
   auto at_least = [](const std::string& name, double value, double least) {
     if (!(value >= least)) throw ArgumentError(name + " must be at least " + std::to_string(static_cast<int>(least)));
     return value;
@@ -173,7 +166,7 @@ search::Options search_options(const nb::dict& given) {
     else if (name == "memory_limit_mib")
       o.memory_limit_bytes = static_cast<size_t>(at_least(name, nb::cast<double>(value), 1)) << 20;
     else if (name == "cpu_limit")
-      o.cpu_limit_seconds = at_least(name, nb::cast<double>(value), 1), cpu_limit_given = true;
+      o.cpu_limit_seconds = at_least(name, nb::cast<double>(value), 1);
     else if (name == "max_memory")
       o.max_memory = static_cast<int64_t>(at_least(name, nb::cast<double>(value), 1));
     else if (name == "no_algebra")
@@ -189,7 +182,6 @@ search::Options search_options(const nb::dict& given) {
     else
       throw ArgumentError("unknown search option '" + name + "'");
   }
-  if (!cpu_limit_given) o.cpu_limit_seconds = o.time_limit_seconds * std::max(1u, std::thread::hardware_concurrency());
   o.quiet = true;
   return o;
 }

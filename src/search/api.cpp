@@ -13,7 +13,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
 #include "eval/bind.h"
 #include "ir/program.h"
@@ -196,11 +195,7 @@ std::optional<OptimizeSummary> answer_from_cache(tune::Cache& cache, const tune:
         bytes = j.dump(2) + "\n";
       }
     }
-    try {
-      write_file((fs::path(out.path()) / name).string(), bytes);
-    } catch (const FileError& e) {
-      throw UserError({}, e.what());
-    }
+    write_user_file((fs::path(out.path()) / name).string(), bytes);
   }
   commit(out, request.out_loc);
   summary.out = request.out;
@@ -360,23 +355,18 @@ OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dim
   Options options = request.options.with_defaults();
 
   // OUT/ is replaced whole, at the end, by what this run wrote (support/files.h).
-  std::optional<StagedFolder> staged;
   Clock::time_point t0 = Clock::now();
-  std::optional<tune::Cache> cache;
-  tune::CacheKey key;
-  auto stage_out = [&](const std::vector<std::string>& names) {
-    std::vector<std::string> with_work = names;
-    with_work.push_back("candidates");
-    try {
-      staged.emplace(request.out, with_work);
-    } catch (const FileError& e) {
-      throw UserError(request.out_loc, e.what());
-    }
-  };
   std::vector<std::string> names = output_files(*target);
-  stage_out(names);
-  cache = open_cache(request, observer);
-  key = cache_key(program, dims, description, options);
+  std::vector<std::string> own = names;
+  own.push_back("candidates");
+  std::optional<StagedFolder> staged;
+  try {
+    staged.emplace(request.out, own);
+  } catch (const FileError& e) {
+    throw UserError(request.out_loc, e.what());
+  }
+  std::optional<tune::Cache> cache = open_cache(request, observer);
+  tune::CacheKey key = cache_key(program, dims, description, options);
   if (cache)
     if (auto hit = answer_from_cache(*cache, key, names, *staged, request, observer, t0)) return *hit;
 

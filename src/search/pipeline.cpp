@@ -40,15 +40,6 @@ std::string ms(double seconds) {
   return std::to_string(seconds * 1e3);
 }
 
-// Every write checked (support/files.h); a failure is the user's disk's.
-void write_checked(const std::string& path, const std::string& text) {
-  try {
-    axon::write_file(path, text);
-  } catch (const FileError& e) {
-    throw UserError({}, e.what());
-  }
-}
-
 // The longest fold of the plan (search.json reports it).
 int64_t reduction_length(const tile::Plan& plan) {
   int64_t longest = 1;
@@ -426,17 +417,17 @@ class Search::Impl {
     }
     if (!why.empty() || ran.status != tune::RunResult::Status::Ok)
       throw InternalError(__FILE__, __LINE__, "the chosen kernel, compiled alone, fails its check: " + why);
-    for (const auto& [name, bytes] : best.kernel->files()) write_checked((fs::path(dir) / name).string(), bytes);
+    for (const auto& [name, bytes] : best.kernel->files()) write_user_file((fs::path(dir) / name).string(), bytes);
     result_.phases.total = seconds_since(t0_);
-    write_checked((fs::path(dir) / "report.md").string(), report_markdown(result_));
-    write_checked((fs::path(dir) / "report.html").string(), report_html(result_));
-    write_checked((fs::path(dir) / "search.json").string(), search_json(result_));
+    write_user_file((fs::path(dir) / "report.md").string(), report_markdown(result_));
+    write_user_file((fs::path(dir) / "report.html").string(), report_html(result_));
+    write_user_file((fs::path(dir) / "search.json").string(), search_json(result_));
   }
 
   void write_failure_report(const std::string& dir) {
     result_.phases.total = seconds_since(t0_);
-    write_checked((fs::path(dir) / "report.md").string(), report_markdown(result_));
-    write_checked((fs::path(dir) / "search.json").string(), search_json(result_));
+    write_user_file((fs::path(dir) / "report.md").string(), report_markdown(result_));
+    write_user_file((fs::path(dir) / "search.json").string(), search_json(result_));
   }
 
   std::string no_valid_kernel_text() const {
@@ -465,7 +456,7 @@ class Search::Impl {
   void write_candidate_files(const Candidate& c) {
     std::error_code ec;
     fs::create_directories(c.dir, ec);
-    for (const auto& [name, bytes] : c.kernel->files()) write_checked((fs::path(c.dir) / name).string(), bytes);
+    for (const auto& [name, bytes] : c.kernel->files()) write_user_file((fs::path(c.dir) / name).string(), bytes);
   }
 
   RunSpec spec(bool timed) const {

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "support/diag.h"
+
 namespace axon {
 namespace {
 
@@ -232,6 +234,14 @@ void StagedFolder::commit_to(const std::string& other) {
   check_replaceable(other, other, own_names_);
   replace_folder(staging_, other);
   done_ = true;
+}
+
+void write_user_file(const std::string& path, std::string_view bytes) {
+  try {
+    write_file(path, bytes);
+  } catch (const FileError& e) {
+    throw UserError({}, e.what());
+  }
 }
 
 }  // namespace axon

@@ -52,6 +52,11 @@ class FileSet {
 /// One file, as a FileSet of one.
 void write_file(const std::string& path, std::string_view bytes);
 
+/// write_file, with a failure reported as a UserError: where axon writes
+/// what the user asked for, a full disk or an unwritable folder is the
+/// user's environment, not a bug.
+void write_user_file(const std::string& path, std::string_view bytes);
+
 }  // namespace axon
 
 namespace axon {

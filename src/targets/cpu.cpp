@@ -20,14 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write_checked(const std::string& path, const std::string& text) {
-  try {
-    axon::write_file(path, text);
-  } catch (const FileError& e) {
-    throw UserError({}, e.what());
-  }
-}
-
 // The model's estimate of a kernel: the stages' times, with a row group's
 // re-reads served from the level that holds a row; whether memory bounds it
 // more than compute; the bytes of its inputs and outputs.
@@ -276,7 +268,7 @@ class CpuTarget : public search::Target {
       std::vector<const CpuKernelHandle*> batch;
       for (size_t k : unit) batch.push_back(&cpu_kernel(*kernels[k]));
       std::vector<std::string> symbols;
-      write_checked(cpp, batch_source(batch, symbols));
+      write_user_file(cpp, batch_source(batch, symbols));
       tune::CompileResult r = tune::compile_shared(cpp, so, description_.compile_flags);
       if (!r.ok && unit.size() > 1) {
         for (size_t k = 0; k < unit.size(); ++k) build({unit[k]}, name + "_" + std::to_string(k));
@@ -298,7 +290,7 @@ class CpuTarget : public search::Target {
 
   search::Built compile_alone(const search::TargetKernel& kernel, const std::string& dir) override {
     const CpuKernelHandle& k = cpu_kernel(kernel);
-    for (const auto& [name, bytes] : k.files()) write_checked((fs::path(dir) / name).string(), bytes);
+    for (const auto& [name, bytes] : k.files()) write_user_file((fs::path(dir) / name).string(), bytes);
     std::string so = (fs::path(dir) / "kernel.so").string();
     tune::CompileResult r =
         tune::compile_shared((fs::path(dir) / "kernel.cpp").string(), so, description_.compile_flags);
