@@ -1,4 +1,7 @@
 // axon exec: run a kernel that `axon optimize` emitted, through its C ABI.
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +14,7 @@
 #include "eval/bind.h"
 #include "eval/npy.h"
 #include "support/files.h"
+#include "targets/trn1.h"
 #include "tune/runner.h"
 
 namespace axon::cli {
@@ -90,29 +94,36 @@ int exec(const Word& command, const ParsedArgs& args) {
   const Word& dir = args.positional[0];
   std::filesystem::path folder(dir.text);
   std::ifstream info_file(folder / "kernel.json");
-  if (!info_file || !std::filesystem::exists(folder / "kernel.so"))
-    throw UserError(dir.loc,
-                    "'" + dir.text + "' is not a folder written by axon optimize (no kernel.json and kernel.so)");
   RunLimits limits = run_limits(args);
-  std::string so_path = (folder / "kernel.so").string();
+  bool nki = std::filesystem::exists(folder / "kernel.py");
+  if (!info_file || (!nki && !std::filesystem::exists(folder / "kernel.so")))
+    throw UserError(dir.loc, "'" + dir.text +
+                                 "' is not a folder written by axon optimize (no kernel.json with kernel.so or kernel.py)");
   KernelInfo listed, embedded;
   try {
     std::ostringstream text;
     text << info_file.rdbuf();
     listed = kernel_info(text.str());
+    if (nki && listed.json.value("target", "") != "trn1") throw std::runtime_error("it does not describe an NKI kernel");
   } catch (const std::exception& e) {
     throw UserError(dir.loc, (folder / "kernel.json").string() + ": not a valid kernel description: " + e.what());
   }
-  // The library's own description, read in a child: the library is not trusted until it is checked.
-  tune::StringResult own = tune::read_string_isolated(so_path, emit::kInfoSymbol, limits.wall_seconds);
-  if (!own.ok) throw UserError(dir.loc, so_path + " is not a kernel library written by axon optimize: " + own.message);
-  try {
-    embedded = kernel_info(own.text);
-  } catch (const std::exception& e) {
-    throw UserError(dir.loc, so_path + ": its embedded description is not valid: " + e.what());
+  std::string so_path = (folder / "kernel.so").string();
+  if (nki) {
+    embedded = listed;  // the kernel is Python: the simulator checks what it is called with
+  } else {
+    // The library's own description, read in a child: the library is not trusted until it is checked.
+    tune::StringResult own = tune::read_string_isolated(so_path, emit::kInfoSymbol, limits.wall_seconds);
+    if (!own.ok)
+      throw UserError(dir.loc, so_path + " is not a kernel library written by axon optimize: " + own.message);
+    try {
+      embedded = kernel_info(own.text);
+    } catch (const std::exception& e) {
+      throw UserError(dir.loc, so_path + ": its embedded description is not valid: " + e.what());
+    }
+    if (std::string why = disagreement(listed, embedded); !why.empty())
+      throw UserError(dir.loc, (folder / "kernel.json").string() + " does not describe " + so_path + ": " + why);
   }
-  if (std::string why = disagreement(listed, embedded); !why.empty())
-    throw UserError(dir.loc, (folder / "kernel.json").string() + " does not describe " + so_path + ": " + why);
   const std::vector<Port>&ins = embedded.ins, &outs = embedded.outs;
 
   std::vector<std::optional<std::vector<float>>> given(ins.size());
@@ -158,7 +169,23 @@ int exec(const Word& command, const ParsedArgs& args) {
   for (const Port& p : outs) request.output_sizes.push_back(p.elements());
   request.warmup = 0;
   request.reps = static_cast<int>(int_option(args, "--time").value_or(0));
-  tune::RunResult ran = tune::run_isolated(request);
+  tune::RunResult ran;
+  if (nki) {
+    std::vector<std::vector<int64_t>> in_shapes, out_shapes;
+    for (const Port& p : ins) in_shapes.push_back(p.shape);
+    for (const Port& p : outs) out_shapes.push_back(p.shape);
+    char work[] = "/tmp/axon-exec-XXXXXX";
+    if (!mkdtemp(work)) throw UserError(dir.loc, std::string("cannot create a temporary folder: ") + std::strerror(errno));
+    ran = targets::run_nki((folder / "kernel.py").string(), listed.json.at("kernel"), in_shapes, request.inputs,
+                           out_shapes, limits.wall_seconds, work);
+    std::error_code ec;
+    std::filesystem::remove_all(work, ec);
+    if (request.reps > 0 && ran.status == tune::RunResult::Status::Ok)
+      std::cout << "(--time: an NKI kernel runs under the simulator here, which has no timing model yet)\n";
+    request.reps = 0;
+  } else {
+    ran = tune::run_isolated(request);
+  }
   if (ran.status != tune::RunResult::Status::Ok) throw UserError(dir.loc, "the kernel failed: " + ran.message);
 
   std::vector<Word> files;
@@ -206,10 +233,12 @@ const Command& exec_command() {
       "run a kernel emitted by axon optimize",
       "usage: axon exec OUT/ [--in NAME=FILE.npy ...] [--out FILE[,FILE...]] [--seed S] [--time N]\n"
       "                 [--time-limit S] [--memory-limit MIB] [--cpu-limit S]\n\n"
-      "Checks OUT/kernel.json against the description that OUT/kernel.so embeds (read in a child\n"
-      "process) and each input's shape against both, then calls the kernel in a child process, under\n"
-      "the limits, through its C ABI with the given inputs (float16/32/64 .npy, converted to float32;\n"
-      "inputs not given are random normal). Results are written as float32 .npy.\n",
+      "A CPU kernel (kernel.so): checks OUT/kernel.json against the description that OUT/kernel.so\n"
+      "embeds (read in a child process) and each input's shape against both, then calls the kernel in a\n"
+      "child process, under the limits, through its C ABI. A trn1 kernel (kernel.py): runs it under\n"
+      "Axon's NKI simulator (sim/nki) in a child process, which also enforces the NKI API's rules.\n"
+      "Inputs are float16/32/64 .npy, converted to float32; inputs not given are random normal.\n"
+      "Results are written as float32 .npy.\n",
       {{"--in", "NAME=FILE", "an input as .npy (float16/32/64, C order, the emitted shape); repeatable", true},
        {"--out", "FILE[,FILE...]", "write the result(s) as float32 .npy"},
        {"--seed", "S", "seed for inputs not given (default 0)"},

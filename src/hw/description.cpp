@@ -198,6 +198,10 @@ Operand operand(const Reader& r, const Json& j, const std::string& where, const 
     if (!lang::is_identifier(o.name)) r.fail(where + ".name", "'" + o.name + "' is not an identifier", near);
   }
   o.space = r.string(j, "space", where, near);
+  if (j.contains("immediate")) {
+    if (!named || !j["immediate"].is_boolean()) r.fail(where + ".immediate", "expected true or false on an operand", near);
+    o.immediate = j["immediate"].get<bool>();
+  }
   if (!spaces.count(o.space)) r.fail(where + ".space", "no memory named '" + o.space + "'", near);
   std::string type = r.string(j, "type", where, near);
   try {

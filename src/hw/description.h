@@ -30,6 +30,9 @@ struct Operand {
   std::string name;  // empty for a result
   std::string space;  // a memory name
   ir::TensorType type;
+  /// A compile-time number may stand for it (an NKI float argument such as
+  /// tensor_scalar's operand0 or activation's scale) instead of a tile.
+  bool immediate = false;
 };
 
 /// A cost that may depend on the instruction's sizes: a number, or a formula

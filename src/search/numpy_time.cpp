@@ -13,6 +13,7 @@
 
 #include "eval/npy.h"
 #include "support/files.h"
+#include "support/process.h"
 
 namespace axon::search {
 namespace {
@@ -45,44 +46,6 @@ with open(out, "w") as f:
 std::string python() {
   if (const char* env = std::getenv("AXON_PYTHON"); env && *env) return env;
   return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-}
-
-// Runs argv with stdout and stderr to `log`, killed after limit_s; its exit
-// status, or -1 when it was killed or could not start.
-int run_limited(const std::vector<std::string>& argv, const std::string& log, double limit_s) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    FILE* f = std::fopen(log.c_str(), "w");
-    if (f) {
-      dup2(fileno(f), 1);
-      dup2(fileno(f), 2);
-    }
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  auto start = std::chrono::steady_clock::now();
-  int status = 0;
-  while (waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > limit_s) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      return -1;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string last_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return last;
 }
 
 }  // namespace

@@ -106,9 +106,12 @@ Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64
 KernelPtr lower_program(const ir::Program& program, const ir::Dims& dims, const hw::Description& description) {
   smt::Prover prover;
   std::unique_ptr<Target> target = make_target(description, prover);
+  // The search's first plan: element-wise chains, epilogues and row groups fused.
   tile::Plan plan = tile::plan_function(program.kernel, dims);
+  fuse::fuse_epilogues(plan);
   PointRequest request;
   request.tiling_space = false;
+  request.fuse_rows = true;
   double points = 0;
   std::vector<KernelPtr> kernels = target->kernels(plan, program.kernel, request, points);
   AXON_CHECK(!kernels.empty(), "a target printed no kernel for a plan");

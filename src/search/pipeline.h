@@ -39,7 +39,7 @@ struct Reference {
 Reference reference_results(const ir::Function& fn, const ir::Dims& dims, uint64_t seed, int64_t max_memory);
 
 /// The target's heuristic kernel for the program as written: planned with
-/// element-wise fusion, no variants, no tile space, no measuring. Its source
+/// element-wise, epilogue and row fusion, no variants, no tile space, no measuring. Its source
 /// is what `axon lower` prints.
 KernelPtr lower_program(const ir::Program& program, const ir::Dims& dims, const hw::Description& description);
 

@@ -89,6 +89,10 @@ class Target {
   /// Empty when the target has a toolchain, else why not: a search for it is
   /// refused before it starts (its kernels can still be printed).
   virtual std::string cannot_build() const { return ""; }
+  /// Empty when candidates are chosen by their measured time; otherwise how
+  /// they are scored instead (run() then returns that score as its one
+  /// "time"), for the reports.
+  virtual std::string scoring() const { return ""; }
   /// The synthesizer whose proved lowerings the kernels use (for the reports).
   virtual const isa::Synthesizer& synthesizer() const = 0;
 

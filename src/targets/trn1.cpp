@@ -1,32 +1,90 @@
 #include "targets/trn1.h"
 
-#include <filesystem>
+#include <unistd.h>
 
-#include "emit/trn1.h"
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "emit/nki.h"
+#include "eval/npy.h"
 #include "support/files.h"
+#include "support/process.h"
 #include "tune/cache.h"
 
 namespace axon::targets {
+
+namespace fs = std::filesystem;
+
+std::string nki_sim_dir() {
+  if (const char* env = std::getenv("AXON_SIM_DIR"); env && *env) return env;
+  return AXON_SIM_DIR;
+}
+
+std::string nki_sim_python() {
+  if (const char* env = std::getenv("AXON_SIM_PYTHON"); env && *env) return env;
+  std::string venv = (fs::path(nki_sim_dir()).parent_path().parent_path() / ".sim-venv" / "bin" / "python").string();
+  if (access(venv.c_str(), X_OK) == 0) return venv;
+  return access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+}
+
 namespace {
 
-class Trn1Listing : public search::TargetKernel {
+class NkiKernel : public search::TargetKernel {
  public:
-  explicit Trn1Listing(std::string text) : text_(std::move(text)), identity_(tune::text_digest(text_)) {}
+  NkiKernel(emit::NkiKernel k, std::vector<std::vector<int64_t>> inputs, std::vector<std::vector<int64_t>> outputs)
+      : k_(std::move(k)),
+        identity_(tune::text_digest(k_.source)),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)) {}
   std::string identity() const override { return identity_; }
-  std::string tilings() const override { return "-"; }
-  std::string stages_markdown() const override { return "```\n" + text_ + "```\n"; }
-  std::vector<fuse::RowGroup> row_groups() const override { return {}; }
-  const std::string& source() const override { return text_; }
-  std::string code() const override { return text_; }
-  std::map<std::string, std::string> files() const override { return {{"kernel.txt", text_}}; }
-  search::Estimate estimate() const override { return {}; }
+  std::string tilings() const override { return k_.tilings; }
+  std::string stages_markdown() const override {
+    std::string t = "Instructions issued at these sizes, per engine:";
+    for (const auto& [engine, n] : k_.counts.instructions) t += " " + engine + " " + std::to_string(static_cast<int64_t>(n)) + ";";
+    t += " HBM read " + std::to_string(static_cast<int64_t>(k_.counts.hbm_read_bytes)) + " B, written " +
+         std::to_string(static_cast<int64_t>(k_.counts.hbm_write_bytes)) + " B.\n\n";
+    return t + "```python\n" + k_.source + "```\n";
+  }
+  std::vector<fuse::RowGroup> row_groups() const override { return k_.groups; }
+  const std::string& source() const override { return k_.source; }
+  std::string code() const override { return k_.source; }
+  std::map<std::string, std::string> files() const override {
+    return {{"kernel.py", k_.source}, {"kernel.json", info_json()}};
+  }
+  // What `axon exec` needs to call it: the function and its ports.
+  std::string info_json() const {
+    nlohmann::json j;
+    j["target"] = "trn1";
+    j["kernel"] = k_.entry;
+    j["file"] = "kernel.py";
+    auto ports = [](const std::vector<std::string>& names, const std::vector<std::vector<int64_t>>& shapes) {
+      nlohmann::json list = nlohmann::json::array();
+      for (size_t i = 0; i < shapes.size(); ++i)
+        list.push_back({{"name", names[i]}, {"dtype", "f32"}, {"shape", shapes[i]}});
+      return list;
+    };
+    j["inputs"] = ports(k_.input_names, inputs_);
+    std::vector<std::string> outs;
+    for (size_t i = 0; i < outputs_.size(); ++i) outs.push_back("out" + std::to_string(i));
+    j["outputs"] = ports(outs, outputs_);
+    return j.dump(2) + "\n";
+  }
+  // No timing model yet: the score is the busiest engine's instruction count
+  // (as "seconds" in units of one instruction, compared only with each other).
+  search::Estimate estimate() const override { return {k_.counts.busiest(), false, 0}; }
+
+  const emit::NkiKernel& nki() const { return k_; }
+  const std::vector<std::vector<int64_t>>& input_shapes() const { return inputs_; }
+  const std::vector<std::vector<int64_t>>& output_shapes() const { return outputs_; }
 
  private:
-  std::string text_, identity_;
+  emit::NkiKernel k_;
+  std::string identity_;
+  std::vector<std::vector<int64_t>> inputs_, outputs_;
 };
 
-const char* const kNoRunner =
-    "Trainium kernels are printed as instruction listings; NKI emission and its simulator are not built yet";
+std::string runner_script() { return (fs::path(nki_sim_dir()) / "axon_nki_run.py").string(); }
 
 class Trn1Target : public search::Target {
  public:
@@ -34,42 +92,134 @@ class Trn1Target : public search::Target {
       : description_(description), synth_(description_, prover) {}
 
   const hw::Description& description() const override { return description_; }
-  std::string cannot_run() const override { return kNoRunner; }
-  std::string cannot_build() const override { return kNoRunner; }
+  std::string cannot_run() const override {
+    if (!fs::exists(runner_script()))
+      return "the NKI simulator is not at " + nki_sim_dir() + " (set AXON_SIM_DIR to an Axon checkout's sim/nki)";
+    return "";
+  }
   const isa::Synthesizer& synthesizer() const override { return synth_; }
+  std::string scoring() const override {
+    return "the fewest instructions on the busiest engine, counted at the requested sizes; every candidate is "
+           "validated under the NKI simulator (trn1 has no timing model yet)";
+  }
 
-  // One kernel per plan: the listing has no tile space of its own yet.
-  std::vector<search::KernelPtr> kernels(const tile::Plan& plan, const ir::Function& fn, const search::PointRequest&,
-                                         double& points) override {
-    points += 1;
-    return {std::make_shared<Trn1Listing>(emit::lower_trn1(plan, fn, description_, synth_))};
+  // The heuristic kernel (on-chip rows, Tensor-engine transposes) and, in the
+  // tiling space, the same with transposing DMA loads.
+  std::vector<search::KernelPtr> kernels(const tile::Plan& plan, const ir::Function& fn,
+                                         const search::PointRequest& request, double& points) override {
+    std::vector<std::vector<int64_t>> ins, outs;
+    for (int b : plan.inputs) ins.push_back(plan.buffers[static_cast<size_t>(b)].shape);
+    for (int b : plan.outputs) outs.push_back(plan.buffers[static_cast<size_t>(b)].shape);
+    std::vector<search::KernelPtr> out;
+    std::vector<bool> transposes{true};
+    if (request.tiling_space && !request.default_tiling) transposes.push_back(false);
+    for (bool t : transposes) {
+      emit::NkiOptions o;
+      o.fuse_rows = request.fuse_rows;
+      o.tensor_transpose = t;
+      points += 1;
+      out.push_back(std::make_shared<NkiKernel>(emit::emit_nki(plan, fn, description_, synth_, o), ins, outs));
+    }
+    return out;
   }
   search::KernelPtr with_fault(const search::TargetKernel&, const std::string&) const override { return nullptr; }
 
-  std::vector<search::Built> compile(const std::vector<const search::TargetKernel*>& kernels, const std::string&, int,
-                                     const std::function<void()>& progress) override {
-    std::vector<search::Built> built(kernels.size(), search::Built{false, {}, kNoRunner});
-    progress();
+  // The toolchain: kernel.py is the artifact (Python checks it when it runs).
+  std::vector<search::Built> compile(const std::vector<const search::TargetKernel*>& kernels, const std::string& work_dir,
+                                     int, const std::function<void()>& progress) override {
+    std::vector<search::Built> built;
+    for (const search::TargetKernel* k : kernels) {
+      built.push_back(compile_alone(*k, (fs::path(work_dir) / ("nki-" + k->identity().substr(0, 16))).string()));
+      progress();
+    }
     return built;
   }
-  search::Built compile_alone(const search::TargetKernel&, const std::string&) override {
-    return {false, {}, kNoRunner};
+  search::Built compile_alone(const search::TargetKernel& kernel, const std::string& dir) override {
+    const auto& k = dynamic_cast<const NkiKernel&>(kernel);
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    std::string path = (fs::path(dir) / "kernel.py").string();
+    try {
+      write_file(path, k.source());
+    } catch (const std::exception& e) {
+      return {false, {}, e.what()};
+    }
+    return {true, {path, k.nki().entry}, ""};
   }
   std::vector<std::string> artifact_files() const override { return {}; }
-  std::vector<std::string> printed_files() const override { return {"kernel.txt"}; }
-  tune::RunResult run(const search::TargetKernel&, const search::Artifact&, const search::RunSpec&) override {
-    tune::RunResult r;
-    r.status = tune::RunResult::Status::Failed;
-    r.message = kNoRunner;
+  std::vector<std::string> printed_files() const override { return {"kernel.py", "kernel.json"}; }
+
+  tune::RunResult run(const search::TargetKernel& kernel, const search::Artifact& artifact,
+                      const search::RunSpec& spec) override {
+    const auto& k = dynamic_cast<const NkiKernel&>(kernel);
+    std::string dir = (fs::path(artifact.path).parent_path() / ("run-" + std::to_string(runs_++))).string();
+    tune::RunResult r = run_nki(artifact.path, artifact.symbol, k.input_shapes(), *spec.inputs, k.output_shapes(),
+                                spec.timeout_s, dir);
+    if (r.status != tune::RunResult::Status::Ok) return r;
+    r.seconds = {k.estimate().seconds};
     return r;
   }
 
  private:
   hw::Description description_;
   isa::Synthesizer synth_;
+  int runs_ = 0;
 };
 
 }  // namespace
+
+tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
+                        const std::vector<std::vector<int64_t>>& input_shapes,
+                        const std::vector<std::vector<float>>& inputs,
+                        const std::vector<std::vector<int64_t>>& output_shapes, double timeout_s,
+                        const std::string& work_dir) {
+  tune::RunResult r;
+  r.status = tune::RunResult::Status::Failed;
+  fs::path dir(work_dir);
+  try {
+    fs::create_directories(dir);
+    std::string ins, outs;
+    for (size_t i = 0; i < input_shapes.size(); ++i) {
+      eval::Tensor t;
+      t.shape = input_shapes[i];
+      t.data.assign(inputs.at(i).begin(), inputs.at(i).end());
+      std::string p = (dir / ("in" + std::to_string(i) + ".npy")).string();
+      eval::write_npy(p, t, eval::NpyDtype::F32);
+      ins += (i ? "," : "") + p;
+    }
+    for (size_t i = 0; i < output_shapes.size(); ++i)
+      outs += (i ? "," : "") + (dir / ("out" + std::to_string(i) + ".npy")).string();
+    std::string log = (dir / "sim.log").string();
+    std::vector<std::string> argv{nki_sim_python(), runner_script(), "--kernel", kernel_py, "--entry", entry,
+                                  "--inputs",       ins,             "--outputs", outs,     "--stats",
+                                  (dir / "stats.json").string()};
+    int status = run_limited(argv, log, timeout_s);
+    if (status != 0) {
+      r.status = status < 0 ? tune::RunResult::Status::TimedOut : tune::RunResult::Status::Failed;
+      if (status < 0)
+        r.message = "the NKI simulator did not finish within " + std::to_string(static_cast<int>(timeout_s)) + " s";
+      else if (status == 1)
+        r.message = "the NKI simulator rejected the kernel: " + first_line(log);
+      else
+        r.message = "the NKI simulator failed (exit " + std::to_string(status) + "; " + log + "): " + last_line(log);
+      return r;
+    }
+    for (size_t i = 0; i < output_shapes.size(); ++i) {
+      eval::Tensor t = eval::read_npy((dir / ("out" + std::to_string(i) + ".npy")).string());
+      if (t.shape != output_shapes[i]) {
+        r.message = "the NKI kernel returned shape " + ir::shape_str(t.shape) + " for output " + std::to_string(i) +
+                    ", not " + ir::shape_str(output_shapes[i]);
+        return r;
+      }
+      r.outputs.emplace_back(t.data.begin(), t.data.end());
+    }
+  } catch (const std::exception& e) {
+    r.message = std::string("the NKI simulator could not be run: ") + e.what();
+    return r;
+  }
+  r.status = tune::RunResult::Status::Ok;
+  return r;
+}
 
 std::unique_ptr<search::Target> make_trn1_target(const hw::Description& description, smt::Prover& prover) {
   return std::make_unique<Trn1Target>(description, prover);

@@ -1,0 +1,950 @@
+#include "emit/nki.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "isa/cover.h"
+#include "support/diag.h"
+
+namespace axon::emit {
+
+double NkiCounts::busiest() const {
+  double most = 0;
+  for (const auto& [engine, n] : instructions)
+    if (engine != "dma") most = std::max(most, n);
+  return most;
+}
+
+std::string NkiCounts::busiest_engine() const {
+  std::string name;
+  double most = -1;
+  for (const auto& [engine, n] : instructions)
+    if (engine != "dma" && n > most) most = n, name = engine;
+  return name;
+}
+
+namespace {
+
+using tile::Access;
+using tile::Combine;
+using tile::Stage;
+using Ranges = std::map<std::string, std::pair<int64_t, int64_t>>;
+
+// SBUF bytes per partition that one stage's tiles may take (of 192 KiB),
+// leaving room for the rest of a row group and for the constant columns.
+constexpr int64_t kTileBudgetBytes = 96 * 1024;
+
+std::string number(double v) {
+  if (std::isinf(v)) return v > 0 ? "np.inf" : "-np.inf";
+  if (std::isnan(v)) return "np.nan";
+  std::ostringstream s;
+  s << std::setprecision(9) << v;
+  std::string t = s.str();
+  if (t.find_first_of(".en") == std::string::npos) t += ".0";
+  return t;
+}
+
+// The value of a constant scalar expression, where every op of it is one the
+// semantics evaluate as a number here; nullopt otherwise.
+std::optional<double> fold(ir::NodeRef n) {
+  auto arg = [&](size_t i) { return fold(n->inputs().at(i)); };
+  switch (n->op()) {
+    case ir::Op::Const:
+      return n->attrs().value;
+    case ir::Op::Neg:
+    case ir::Op::Exp:
+    case ir::Op::Log:
+    case ir::Op::Sqrt:
+    case ir::Op::Tanh:
+    case ir::Op::Abs:
+    case ir::Op::Recip:
+    case ir::Op::Pow: {
+      std::optional<double> x = arg(0);
+      if (!x) return std::nullopt;
+      switch (n->op()) {
+        case ir::Op::Neg: return -*x;
+        case ir::Op::Exp: return std::exp(*x);
+        case ir::Op::Log: return std::log(*x);
+        case ir::Op::Sqrt: return std::sqrt(*x);
+        case ir::Op::Tanh: return std::tanh(*x);
+        case ir::Op::Abs: return std::fabs(*x);
+        case ir::Op::Recip: return 1.0 / *x;
+        default: return std::pow(*x, n->attrs().value);
+      }
+    }
+    case ir::Op::Add:
+    case ir::Op::Sub:
+    case ir::Op::Mul:
+    case ir::Op::Div:
+    case ir::Op::Max:
+    case ir::Op::Min: {
+      std::optional<double> a = arg(0), b = arg(1);
+      if (!a || !b) return std::nullopt;
+      switch (n->op()) {
+        case ir::Op::Add: return *a + *b;
+        case ir::Op::Sub: return *a - *b;
+        case ir::Op::Mul: return *a * *b;
+        case ir::Op::Div: return *a / *b;
+        case ir::Op::Max: return std::max(*a, *b);
+        default: return std::min(*a, *b);
+      }
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// The description's tile limits: partitions, the free size of an SBUF
+// result, and the free size of a PSUM result (one bank).
+struct Limits {
+  int64_t partitions = 1, free = 1, psum_free = 1, moving = 1, stationary = 1;
+};
+
+int64_t upper(const hw::Instruction& ins, const ir::Size& dim) {
+  if (std::optional<int64_t> c = dim.constant()) return *c;
+  std::vector<std::string> names = dim.names();
+  if (names.size() != 1) return 1;
+  auto it = ins.limits.find(names[0]);
+  return it == ins.limits.end() ? 1 : it->second.second;
+}
+
+Limits limits_of(const hw::Description& target, const std::string& hbm) {
+  Limits t;
+  for (const hw::Instruction& ins : target.instructions) {
+    for (const hw::Operand& o : ins.operands)
+      if (o.space != hbm && o.type.rank() == 2) t.partitions = std::max(t.partitions, upper(ins, o.type.shape[0]));
+    if (ins.result.type.rank() != 2 || ins.result.space == hbm) continue;
+    int64_t free = upper(ins, ins.result.type.shape[1]);
+    if (ins.result.space == "psum")
+      t.psum_free = std::max(t.psum_free, free);
+    else
+      t.free = std::max(t.free, free);
+  }
+  // The Tensor engine's operand limits, from the contraction instruction.
+  for (const hw::Instruction& ins : target.instructions)
+    if (ins.result.space == "psum" && ins.operands.size() == 2 && ins.limits.count("M") && ins.limits.count("N")) {
+      t.stationary = ins.limits.at("M").second;
+      t.moving = ins.limits.at("N").second;
+    }
+  t.stationary = std::max<int64_t>(t.stationary, 1);
+  t.moving = std::max<int64_t>(t.moving, 1);
+  return t;
+}
+
+// A loop of a stage as one tile block sees it: the first index of the tile
+// along it, and whether it is the tile's partition axis, its free axis, or a
+// single index (an outer loop).
+struct Axis {
+  enum Role { Scalar, Partition, Free } role = Scalar;
+  std::string start = "0";
+};
+
+struct Block {
+  std::vector<Axis> axes;  // one per stage loop
+  int64_t P = 1, F = 1;    // tile sizes
+  std::string pvar = "ip", fvar = "jf";  // the aranges along the partition and free axes
+  double trips = 1;        // how many times the block runs
+};
+
+// Python text of `base + index` without noise.
+std::string plus(const std::string& base, const std::string& index) {
+  if (base == "0") return index;
+  if (index.empty() || index == "0") return base;
+  return base + " + " + index;
+}
+
+class NkiEmitter {
+ public:
+  NkiEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth,
+             const NkiOptions& options)
+      : plan_(plan), fn_(fn), target_(target), synth_(synth), options_(options) {
+    hbm_ = target.memories.at(0).name;
+    limits_ = limits_of(target, hbm_);
+    for (const hw::Engine& e : target.engines) counts_.instructions[e.name] = 0;
+  }
+
+  NkiKernel run() {
+    NkiKernel k;
+    k.entry = fn_.name;
+    for (int b : plan_.inputs) k.input_names.push_back(buffer_name(b));
+    // Which stages run as one row group, and which scratch buffers then stay on chip.
+    std::vector<bool> fusable(plan_.stages.size(), false);
+    if (options_.fuse_rows)
+      for (size_t i = 0; i < plan_.stages.size(); ++i) fusable[i] = row_fusable(plan_.stages[i]);
+    std::vector<fuse::RowGroup> groups = options_.fuse_rows ? fuse::row_groups(plan_, fusable) : std::vector<fuse::RowGroup>{};
+    for (const fuse::RowGroup& g : groups) on_chip_buffers(g);
+    k.groups = groups;
+
+    body_.depth = 1;
+    size_t next_group = 0;
+    for (size_t i = 0; i < plan_.stages.size(); ++i) {
+      if (next_group < groups.size() && groups[next_group].first == i) {
+        const fuse::RowGroup& g = groups[next_group++];
+        rows(g.first, g.last);
+        i = g.last;
+        continue;
+      }
+      if (is_contraction(plan_.stages[i]))
+        contraction(i);
+      else
+        rows(i, i);
+    }
+
+    std::ostringstream src;
+    src << "# " << fn_.name << ": NKI kernel for " << target_.name << " (NeuronCore-v2, NKI Beta 1), emitted by Axon.\n";
+    src << "# Every instruction is a proved lowering from " << target_.path.substr(target_.path.rfind('/') + 1)
+        << "; partial tiles are peeled, not masked.\n";
+    src << "import numpy as np\n";
+    src << "from neuronxcc import nki\n";
+    src << "import neuronxcc.nki.isa as nisa\n";
+    src << "import neuronxcc.nki.language as nl\n\n\n";
+    src << "@nki.jit\n";
+    src << "def " << fn_.name << "(";
+    for (size_t i = 0; i < plan_.inputs.size(); ++i) src << (i ? ", " : "") << buffer_name(plan_.inputs[i]);
+    src << "):\n";
+    for (int b : plan_.outputs)
+      src << "    " << buffer_name(b) << " = nl.ndarray(" << shape_text(plan_.buffers[static_cast<size_t>(b)].shape)
+          << ", dtype=nl.float32, buffer=nl.shared_hbm)\n";
+    for (size_t b = 0; b < plan_.buffers.size(); ++b)
+      if (plan_.buffers[b].kind == tile::Buffer::Kind::Scratch && !on_chip_.count(static_cast<int>(b)) &&
+          plan_.buffers[b].elements() > 0)
+        src << "    " << buffer_name(static_cast<int>(b)) << " = nl.ndarray("
+            << shape_text(plan_.buffers[b].shape) << ", dtype=nl.float32, buffer=nl.hbm)\n";
+    src << views_.str();
+    src << body_.out.str();
+    src << "    return ";
+    if (plan_.outputs.size() == 1) {
+      src << buffer_name(plan_.outputs[0]) << "\n";
+    } else {
+      for (size_t i = 0; i < plan_.outputs.size(); ++i) src << (i ? ", " : "") << buffer_name(plan_.outputs[i]);
+      src << "\n";
+    }
+    k.source = src.str();
+    k.counts = counts_;
+    k.tilings = tilings_;
+    return k;
+  }
+
+ private:
+  struct Py {
+    std::ostringstream out;
+    int depth = 1;
+    void line(const std::string& s) { out << std::string(static_cast<size_t>(4 * depth), ' ') << s << "\n"; }
+  };
+
+  const tile::Plan& plan_;
+  const ir::Function& fn_;
+  const hw::Description& target_;
+  isa::Synthesizer& synth_;
+  NkiOptions options_;
+  std::string hbm_;
+  Limits limits_;
+  NkiCounts counts_;
+  Py body_;
+  std::ostringstream views_;
+  std::map<std::pair<int, std::string>, std::string> view_names_;
+  std::set<int> on_chip_;                 // scratch buffers a row group keeps in SBUF
+  std::map<int, std::string> tile_of_;    // on-chip buffer -> its tile variable in the current block
+  std::string tilings_;
+  int next_ = 0, next_loop_ = 0;
+
+  std::string fresh(const std::string& prefix = "t") { return prefix + std::to_string(next_++); }
+
+  std::string buffer_name(int b) const {
+    const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(b));
+    if (buf.kind == tile::Buffer::Kind::Input) return fn_.params.at(static_cast<size_t>(buf.param)).name;
+    if (buf.kind == tile::Buffer::Kind::Output) return "out" + std::to_string(buf.param);
+    return "scratch" + std::to_string(b);
+  }
+
+  static std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string t = "(";
+    for (size_t i = 0; i < shape.size(); ++i) t += (i ? ", " : "") + std::to_string(shape[i]);
+    return t + (shape.size() == 1 ? ",)" : ")");
+  }
+
+  [[noreturn]] void fail(const std::string& what) const { throw UserError(fn_.loc, "trn1: " + what); }
+
+  void count(const std::string& engine, double n = 1) { counts_.instructions[engine] += n; }
+
+  // ---- HBM access as an NKI view and index ----
+
+  // `access` of its buffer as an index into a row-major reshape of the
+  // buffer, each stage loop of the block on a view axis of its own stride;
+  // the tile's partition axis and free axis always appear (a size-1 axis for
+  // one the access does not move along), so the indexed value is a
+  // [P or 1, F or 1] tile.
+  std::string hbm_index(const Access& a, const Block& blk) {
+    const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(a.buffer));
+    int64_t total = buf.elements();
+    struct Dim {
+      int64_t size = 1;
+      int loop = -1;  // the stage loop on it, or -1
+      bool negative = false;
+      std::string fixed;  // "zp" / "zf" for a size-1 tile axis
+    };
+    std::vector<std::pair<int64_t, int>> moving;
+    for (size_t d = 0; d < a.strides.size(); ++d)
+      if (a.strides[d] != 0) moving.push_back({std::llabs(a.strides[d]), static_cast<int>(d)});
+    std::sort(moving.begin(), moving.end());
+    std::vector<Dim> dims;  // innermost first
+    int64_t stride = 1;
+    for (size_t i = 0; i < moving.size(); ++i) {
+      auto [s, d] = moving[i];
+      if (i > 0 && s == moving[i - 1].first) fail("two loops of one access move by the same stride (" + buffer_name(a.buffer) + ")");
+      if (s % stride != 0) fail("an access of " + buffer_name(a.buffer) + " is not a row-major view");
+      if (s > stride) dims.push_back({s / stride, -1, false, ""}), stride = s;
+      int64_t next = i + 1 < moving.size() ? moving[i + 1].first : total;
+      if (next % s != 0) fail("an access of " + buffer_name(a.buffer) + " is not a row-major view");
+      Dim dim;
+      dim.size = std::max<int64_t>(next / s, 1);
+      dim.loop = d;
+      dim.negative = a.strides[static_cast<size_t>(d)] < 0;
+      dims.push_back(dim);
+      stride = s * dim.size;
+    }
+    if (stride < total) {
+      if (total % stride != 0) fail("an access of " + buffer_name(a.buffer) + " is not a row-major view");
+      dims.push_back({total / stride, -1, false, ""});
+    }
+    // Digits of the offset, innermost first.
+    std::vector<int64_t> digit(dims.size());
+    int64_t rest = a.offset;
+    for (size_t j = 0; j < dims.size(); ++j) {
+      digit[j] = rest % dims[j].size;
+      rest /= dims[j].size;
+    }
+    if (rest != 0) fail("an access of " + buffer_name(a.buffer) + " starts outside it");
+    std::reverse(dims.begin(), dims.end());
+    std::reverse(digit.begin(), digit.end());
+    bool has_p = false, has_f = false;
+    for (const Dim& d : dims)
+      if (d.loop >= 0) {
+        Axis::Role r = blk.axes[static_cast<size_t>(d.loop)].role;
+        has_p |= r == Axis::Partition;
+        has_f |= r == Axis::Free;
+      }
+    if (!has_p) dims.insert(dims.begin(), Dim{1, -1, false, "zp"}), digit.insert(digit.begin(), 0);
+    if (!has_f) dims.push_back(Dim{1, -1, false, "zf"}), digit.push_back(0);
+    std::vector<int64_t> shape;
+    for (const Dim& d : dims) shape.push_back(d.size);
+    std::string view = view_name(a.buffer, shape);
+    std::string index;
+    for (size_t j = 0; j < dims.size(); ++j) {
+      const Dim& d = dims[j];
+      std::string ix;
+      if (!d.fixed.empty()) {
+        ix = d.fixed;
+      } else if (d.loop < 0) {
+        ix = std::to_string(digit[j]);
+      } else {
+        const Axis& ax = blk.axes[static_cast<size_t>(d.loop)];
+        std::string along = ax.role == Axis::Partition ? plus(ax.start, blk.pvar) : ax.role == Axis::Free ? plus(ax.start, blk.fvar) : ax.start;
+        if (d.negative)
+          ix = std::to_string(digit[j]) + " - (" + along + ")";
+        else
+          ix = plus(digit[j] ? std::to_string(digit[j]) : "0", along);
+      }
+      index += (j ? ", " : "") + ix;
+    }
+    return view + "[" + index + "]";
+  }
+
+  std::string view_name(int buffer, const std::vector<int64_t>& shape) {
+    const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(buffer));
+    if (shape == buf.shape) return buffer_name(buffer);
+    auto key = std::make_pair(buffer, shape_text(shape));
+    auto it = view_names_.find(key);
+    if (it != view_names_.end()) return it->second;
+    std::string name = buffer_name(buffer) + "_v" + std::to_string(view_names_.size());
+    views_ << "    " << name << " = " << buffer_name(buffer) << ".reshape(" << shape_text(shape) << ")\n";
+    return view_names_[key] = name;
+  }
+
+  // ---- proved instructions ----
+
+  isa::Lowering require(const isa::Spec& spec) {
+    std::optional<isa::Lowering> l = synth_.lower(spec);
+    if (!l)
+      fail("no proved instruction sequence for the '" + spec.what + "' step (" + spec.root->type().str() + ")");
+    return *l;
+  }
+
+  // A value inside a block: a tile variable, or a compile-time number.
+  struct Value {
+    std::string text;
+    std::optional<double> constant;
+    bool column = false;  // [P, 1]
+  };
+
+  // The text of an instruction tree over `leaves`, with subtrees over
+  // constants evaluated, and counted `trips` times.
+  Value render(const isa::InstrTree& t, const std::vector<Value>& leaves, const Block& blk, const std::string& result = "") {
+    if (!t.instr) return leaves.at(static_cast<size_t>(t.leaf));
+    std::vector<Value> args;
+    bool all_constant = true;
+    for (const isa::InstrTree& a : t.args) {
+      args.push_back(render(a, leaves, blk));
+      all_constant &= args.back().constant.has_value();
+    }
+    if (all_constant && result.empty()) {
+      // Evaluate the instruction's semantics on the numbers.
+      auto g = std::make_shared<ir::Graph>();
+      std::vector<ir::NodeRef> consts;
+      for (const Value& v : args) consts.push_back(g->constant(*v.constant));
+      std::optional<double> v = fold(isa::instantiate(*t.instr, *g, consts));
+      if (v) return Value{number(*v), v, false};
+    }
+    std::map<std::string, std::string> fill;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const hw::Operand& o = t.instr->operands[i];
+      const Value& v = args[i];
+      if (v.constant && !o.immediate) {
+        bool column = o.type.rank() == 2 && o.type.shape[1] == ir::Size(1);
+        fill[o.name] = "nl.full((" + std::to_string(blk.P) + ", " + std::to_string(column ? 1 : blk.F) + "), " +
+                       number(*v.constant) + ", dtype=nl.float32)";
+        count("vector", blk.trips);  // the memset that makes it
+      } else {
+        fill[o.name] = v.text;
+      }
+    }
+    ir::Dims sizes{{"P", blk.P}, {"F", blk.F}};
+    for (const auto& [name, size] : t.sizes) {
+      std::optional<int64_t> value = size.evaluate(sizes);
+      if (value) fill[name] = std::to_string(*value);
+    }
+    fill["result"] = result;
+    count(t.instr->engine, blk.trips);
+    const std::string& pattern = t.instr->emit;
+    std::string text;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+      size_t close = pattern[i] == '{' ? pattern.find('}', i) : std::string::npos;
+      if (close != std::string::npos) {
+        auto it = fill.find(pattern.substr(i + 1, close - i - 1));
+        if (it != fill.end()) {
+          text += it->second;
+          i = close;
+          continue;
+        }
+      }
+      text += pattern[i];
+    }
+    bool column = t.instr->result.type.rank() == 2 && t.instr->result.type.shape[1] == ir::Size(1);
+    return Value{text, std::nullopt, column};
+  }
+
+  // Emits `tree` as one statement and names its tile.
+  Value assign(const isa::InstrTree& tree, const std::vector<Value>& leaves, const Block& blk) {
+    Value v = render(tree, leaves, blk);
+    if (v.constant) return v;
+    std::string name = fresh();
+    body_.line(name + " = " + v.text);
+    return Value{name, std::nullopt, v.column};
+  }
+
+  Ranges tile_ranges() const {
+    return {{"P", {1, limits_.partitions}}, {"F", {1, limits_.free}}};
+  }
+
+  // Covers `root` (over `leaf_nodes`, whose tiles are `leaves`) in SBUF.
+  Value compute(ir::NodeRef root, const std::vector<ir::NodeRef>& leaf_nodes, const std::vector<Value>& leaves,
+                const Block& blk) {
+    std::map<int, Value> done;
+    for (size_t i = 0; i < leaf_nodes.size(); ++i) done[leaf_nodes[i]->id()] = leaves[i];
+    if (auto it = done.find(root->id()); it != done.end()) return it->second;
+    if (std::optional<double> c = fold(root)) return Value{number(*c), c, false};
+    isa::Cover cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges());
+    std::function<Value(ir::NodeRef)> emit = [&](ir::NodeRef n) -> Value {
+      if (auto it = done.find(n->id()); it != done.end()) return it->second;
+      if (std::optional<double> c = fold(n)) return done[n->id()] = Value{number(*c), c, false};
+      const isa::CoverChoice& c = cover.at(n);
+      std::vector<Value> args;
+      for (ir::NodeRef x : c.cut) args.push_back(emit(x));
+      return done[n->id()] = assign(c.tree, args, blk);
+    };
+    return emit(root);
+  }
+
+  // ---- loads and stores ----
+
+  // A leaf of a body as a tile: [P, F], or a [P, 1] column when it does not
+  // move along the free axis. A leaf that does not move along the partition
+  // axis is loaded once per partition row and broadcast.
+  Value load(const Access& a, const Block& blk, int free_loop, int part_loop, bool broadcast_free) {
+    bool moves_f = free_loop >= 0 && a.strides[static_cast<size_t>(free_loop)] != 0;
+    bool moves_p = part_loop >= 0 && a.strides[static_cast<size_t>(part_loop)] != 0;
+    if (auto it = tile_of_.find(a.buffer); it != tile_of_.end()) {
+      // An on-chip intermediate of this row group: already a tile of these rows.
+      return Value{it->second, std::nullopt, !moves_f};
+    }
+    int64_t p = moves_p ? blk.P : 1, f = moves_f ? blk.F : 1;
+    std::string name = dma_load(a, blk, p, f).text;
+    bool column = !moves_f && !broadcast_free;
+    if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1)) {
+      std::string b = fresh();
+      body_.line(b + " = nl.broadcast_to(" + name + ", shape=(" + std::to_string(blk.P) + ", " +
+                 std::to_string(column ? 1 : blk.F) + "))");
+      name = b;
+    }
+    return Value{name, std::nullopt, column};
+  }
+
+  // The description's proved HBM -> SBUF copy of a [p, f] tile of `a`.
+  Value dma_load(const Access& a, const Block& blk, int64_t p, int64_t f) {
+    isa::Spec spec = isa::spec_from_source("dma load", "def h(x: 'f32[P, F]'):\n    return x", {hbm_}, "sbuf",
+                                           tile_ranges());
+    Block sized = blk;
+    sized.P = p, sized.F = f;
+    counts_.hbm_read_bytes += blk.trips * static_cast<double>(p * f * 4);
+    return assign(require(spec).tree, {Value{hbm_index(a, blk), std::nullopt, false}}, sized);
+  }
+
+  void store(const Access& out, const Value& v, const Block& blk, int64_t f) {
+    std::string value = v.text;
+    if (v.constant) {
+      value = fresh();
+      body_.line(value + " = nl.full((" + std::to_string(blk.P) + ", " + std::to_string(f) + "), " +
+                 number(*v.constant) + ", dtype=nl.float32)");
+      count("vector", blk.trips);
+    }
+    isa::Spec spec = isa::spec_from_source("dma store", "def h(v: 'f32[P, F]'):\n    return v", {"sbuf"}, hbm_,
+                                           tile_ranges());
+    Block sized = blk;
+    sized.F = f;
+    body_.line(render(require(spec).tree, {Value{value, std::nullopt, false}}, sized, hbm_index(out, blk)).text);
+    counts_.hbm_write_bytes += blk.trips * static_cast<double>(blk.P * f * 4);
+  }
+
+  // ---- loop nests ----
+
+  // A loop of the nest: an outer loop (each index alone) or a tiled one.
+  struct Level {
+    int loop = -1;
+    int64_t extent = 1, tile = 1;
+    Axis::Role role = Axis::Scalar;
+  };
+
+  // Emits the nest over `levels` (outermost first), the tiled ones peeled
+  // into full tiles and a remainder, and calls `body` in each innermost block.
+  void nest(const std::vector<Level>& levels, size_t at, Block blk, const std::function<void(const Block&)>& body) {
+    if (at == levels.size()) {
+      body(blk);
+      return;
+    }
+    const Level& l = levels[at];
+    Axis& ax = blk.axes[static_cast<size_t>(l.loop)];
+    ax.role = l.role;
+    if (l.role == Axis::Scalar) {
+      if (l.extent == 1) {
+        ax.start = "0";
+        nest(levels, at + 1, blk, body);
+        return;
+      }
+      std::string v = "i" + std::to_string(next_loop_++);
+      body_.line("for " + v + " in nl.affine_range(" + std::to_string(l.extent) + "):");
+      ++body_.depth;
+      ax.start = v;
+      blk.trips *= static_cast<double>(l.extent);
+      nest(levels, at + 1, blk, body);
+      --body_.depth;
+      return;
+    }
+    int64_t full = l.extent / l.tile, rem = l.extent % l.tile;
+    int64_t& size = l.role == Axis::Partition ? blk.P : blk.F;
+    if (full > 0) {
+      Block b = blk;
+      (l.role == Axis::Partition ? b.P : b.F) = l.tile;
+      if (full == 1) {
+        b.axes[static_cast<size_t>(l.loop)].start = "0";
+        nest(levels, at + 1, b, body);
+      } else {
+        std::string v = (l.role == Axis::Partition ? "p" : "f") + std::to_string(next_loop_++);
+        body_.line("for " + v + " in nl.affine_range(" + std::to_string(full) + "):");
+        ++body_.depth;
+        b.axes[static_cast<size_t>(l.loop)].start = v + " * " + std::to_string(l.tile);
+        b.trips *= static_cast<double>(full);
+        nest(levels, at + 1, b, body);
+        --body_.depth;
+      }
+    }
+    if (rem > 0) {
+      Block b = blk;
+      (l.role == Axis::Partition ? b.P : b.F) = rem;
+      b.axes[static_cast<size_t>(l.loop)].start = std::to_string(full * l.tile);
+      if (full > 0) body_.line("# the last " + std::string(l.role == Axis::Partition ? "partition" : "free") +
+                               " tile: " + std::to_string(rem) + " of " + std::to_string(l.tile));
+      nest(levels, at + 1, b, body);
+    }
+    (void)size;
+  }
+
+  // ---- element-wise, reduction and scan stages ----
+
+  // The free loop of a row stage: its scan or fold dimension, else the innermost.
+  static int free_loop(const Stage& s) {
+    if (s.scan_dim >= 0) return s.scan_dim;
+    for (int d = static_cast<int>(s.extents.size()) - 1; d >= 0; --d)
+      if (s.reduced[static_cast<size_t>(d)]) return d;
+    return static_cast<int>(s.extents.size()) - 1;
+  }
+  // Its partition loop: the innermost other loop that is not folded.
+  static int partition_loop(const Stage& s, int f) {
+    for (int d = static_cast<int>(s.extents.size()) - 1; d >= 0; --d)
+      if (d != f && !s.reduced[static_cast<size_t>(d)] && d != s.scan_dim) return d;
+    return -1;
+  }
+
+  static bool is_contraction(const Stage& s) {
+    if (s.combine != Combine::Sum || s.scan_dim >= 0) return false;
+    return s.what.rfind("einsum", 0) == 0;
+  }
+
+  static int folded_loops(const Stage& s) {
+    int n = 0;
+    for (bool r : s.reduced) n += r;
+    return n;
+  }
+
+  // A stage may join a row group when it is a row stage whose loops are the
+  // shared rows and one free loop, its last.
+  bool row_fusable(const Stage& s) const {
+    if (is_contraction(s) || s.extents.empty()) return false;
+    int f = free_loop(s);
+    if (f != static_cast<int>(s.extents.size()) - 1) return false;
+    if (folded_loops(s) > (s.reduced[static_cast<size_t>(f)] ? 1 : 0)) return false;
+    return s.extents[static_cast<size_t>(f)] * 4 * 4 <= kTileBudgetBytes;
+  }
+
+  // The scratch buffers a group writes and only it reads, each at the
+  // position its writer wrote: they stay in SBUF as the writer's tile.
+  void on_chip_buffers(const fuse::RowGroup& g) {
+    for (size_t w = g.first; w <= g.last; ++w) {
+      const Stage& writer = plan_.stages[w];
+      int b = writer.out.buffer;
+      if (plan_.buffers[static_cast<size_t>(b)].kind != tile::Buffer::Kind::Scratch) continue;
+      bool ok = true, read = false;
+      for (size_t r = 0; r < plan_.stages.size() && ok; ++r) {
+        const Stage& s = plan_.stages[r];
+        auto check = [&](const std::vector<Access>& leaves) {
+          for (const Access& a : leaves)
+            if (a.buffer == b) {
+              read = true;
+              if (r <= w || r > g.last || a.offset != writer.out.offset || a.strides != writer.out.strides) ok = false;
+            }
+        };
+        check(s.leaves);
+        check(s.epilogue_leaves);
+      }
+      if (ok && read) on_chip_.insert(b);
+    }
+  }
+
+  // The free tile of a row stage: the whole row when it is folded or
+  // scanned (one tile holds the row), else as much of it as the budget
+  // gives the body's tiles.
+  int64_t free_tile(const Stage& s, int f) const {
+    if (f < 0) return 1;
+    int64_t extent = s.extents[static_cast<size_t>(f)];
+    int64_t tiles = static_cast<int64_t>(s.leaves.size()) + 4;
+    if (s.body) tiles += 2;
+    int64_t fit = std::max<int64_t>(kTileBudgetBytes / (tiles * 4), 64);
+    if (s.reduced[static_cast<size_t>(f)] || s.scan_dim == f) {
+      if (extent * 4 > 160 * 1024)
+        fail("a row of " + std::to_string(extent) + " elements to fold or scan does not fit in one SBUF partition "
+             "(" + s.what + "); folding across free tiles is not built yet");
+      return extent;
+    }
+    return std::min({extent, fit, limits_.free});
+  }
+
+  // Stages first..last (a row group, or one stage) over their shared row tiles.
+  void rows(size_t first, size_t last) {
+    const Stage& lead = plan_.stages[first];
+    int D = static_cast<int>(lead.extents.size());
+    int f = free_loop(lead);
+    int p = partition_loop(lead, f);
+    for (int d = 0; d < D; ++d)
+      if (lead.reduced[static_cast<size_t>(d)] && d != f)
+        fail("folding along more than one dimension of a stage is not built yet (" + lead.what + ")");
+    std::vector<Level> levels;
+    for (int d = 0; d < D; ++d)
+      if (d != f && d != p) levels.push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
+    if (p >= 0)
+      levels.push_back({p, lead.extents[static_cast<size_t>(p)],
+                        std::min(limits_.partitions, lead.extents[static_cast<size_t>(p)]), Axis::Partition});
+    int64_t F = f >= 0 ? free_tile(lead, f) : 1;
+    for (size_t i = first + 1; i <= last; ++i) F = std::min(F, free_tile(plan_.stages[i], f));
+    if (f >= 0) levels.push_back({f, lead.extents[static_cast<size_t>(f)], F, Axis::Free});
+    body_.line("# " + std::string(first == last ? "stage " + std::to_string(first) + ": " + lead.what
+                                                 : "stages " + std::to_string(first) + "-" + std::to_string(last) +
+                                                       " as one row group, intermediates in SBUF"));
+    tilings_ += (tilings_.empty() ? "" : " ") + std::to_string(std::min(limits_.partitions, p >= 0 ? lead.extents[static_cast<size_t>(p)] : 1)) + "x" + std::to_string(F);
+    Block blk;
+    blk.axes.resize(static_cast<size_t>(D));
+    nest(levels, 0, blk, [&](const Block& b) {
+      body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
+      body_.line("jf = nl.arange(" + std::to_string(b.F) + ")[None, :]");
+      body_.line("zp = nl.arange(1)[:, None]");
+      body_.line("zf = nl.arange(1)[None, :]");
+      tile_of_.clear();
+      for (size_t i = first; i <= last; ++i) row_stage(plan_.stages[i], b, f, p);
+      tile_of_.clear();
+    });
+  }
+
+  void row_stage(const Stage& s, const Block& blk, int f, int p) {
+    bool folded = f >= 0 && s.reduced[static_cast<size_t>(f)];
+    bool scanned = f >= 0 && s.scan_dim == f;
+    ir::Graph g;
+    std::vector<ir::NodeRef> nodes;
+    std::vector<Value> tiles;
+    for (size_t i = 0; i < s.leaves.size(); ++i) {
+      bool moves_f = f >= 0 && s.leaves[i].strides[static_cast<size_t>(f)] != 0;
+      // A leaf that does not move along the free axis is a [P, 1] column
+      // (an operand of tensor_scalar and of activation's scale and bias).
+      Value v = load(s.leaves[i], blk, f, p, false);
+      ir::TensorType t{ir::DType::F32, {ir::Size::name("P"), moves_f ? ir::Size::name("F") : ir::Size(1)}};
+      nodes.push_back(g.input(static_cast<int64_t>(i), "l" + std::to_string(i), t));
+      tiles.push_back(v);
+    }
+    ir::NodeRef root = isa::rebuild_over(s.body, g, nodes);
+    Value v = compute(root, nodes, tiles, blk);
+    bool column = v.column;
+    if (v.constant || (column && !folded && !scanned && f >= 0 && s.out.strides[static_cast<size_t>(f)] != 0)) {
+      // A column (or number) that the stage writes along the free axis.
+      std::string b = fresh();
+      std::string src = v.constant ? "nl.full((" + std::to_string(blk.P) + ", 1), " + number(*v.constant) + ", dtype=nl.float32)" : v.text;
+      body_.line(b + " = nl.broadcast_to(" + src + ", shape=(" + std::to_string(blk.P) + ", " + std::to_string(blk.F) + "))");
+      v = Value{b, std::nullopt, false};
+      column = false;
+    }
+    if (folded) {
+      std::string fn = s.combine == Combine::Sum ? "sum" : s.combine == Combine::Max ? "max" : "min";
+      isa::Spec spec = isa::spec_from_source("reduce along the free dimension",
+                                             "def h(x: 'f32[P, F]'):\n    return np." + fn + "(x, axis=1, keepdims=True)",
+                                             {"sbuf"}, "sbuf", tile_ranges());
+      v = assign(require(spec).tree, {v}, blk);
+      v.column = column = true;
+    } else if (scanned) {
+      isa::Spec spec = isa::spec_from_source("scan along the free dimension",
+                                             "def h(x: 'f32[P, F]'):\n    return np.cumsum(x, axis=1)", {"sbuf"},
+                                             "sbuf", tile_ranges());
+      v = assign(require(spec).tree, {v}, blk);
+    }
+    if (s.epilogue) {
+      ir::Graph eg;
+      std::vector<ir::NodeRef> enodes;
+      std::vector<Value> etiles;
+      for (size_t i = 0; i < s.epilogue_leaves.size(); ++i) {
+        ir::TensorType t{ir::DType::F32, {ir::Size::name("P"), column ? ir::Size(1) : ir::Size::name("F")}};
+        enodes.push_back(eg.input(static_cast<int64_t>(i), "e" + std::to_string(i), t));
+        etiles.push_back(static_cast<int>(i) == s.epilogue_result ? v
+                                                                   : load(s.epilogue_leaves[i], blk, f, p, !column));
+      }
+      ir::NodeRef eroot = isa::rebuild_over(s.epilogue, eg, enodes);
+      v = compute(eroot, enodes, etiles, blk);
+      if (v.constant) fail("a constant epilogue");
+    }
+    if (on_chip_.count(s.out.buffer)) {
+      tile_of_[s.out.buffer] = v.text;
+      return;
+    }
+    store(s.out, v, blk, column ? 1 : blk.F);
+  }
+
+  // ---- contractions on the Tensor engine ----
+
+  // out[.., m, n] = sum_k A[k, m] B[k, n]: K on partitions for both
+  // operands, the stationary A with M <= 128 columns, the moving B with
+  // N <= 512, accumulated over K tiles in one PSUM bank, then copied to SBUF
+  // (with the epilogue, if any) and stored.
+  void contraction(size_t index) {
+    const Stage& s = plan_.stages[index];
+    int D = static_cast<int>(s.extents.size());
+    std::vector<int> kept, folded;
+    for (int d = 0; d < D; ++d) (s.reduced[static_cast<size_t>(d)] ? folded : kept).push_back(d);
+    if (folded.size() != 1) fail("contractions over more than one index are not built yet (" + s.what + ")");
+    int k = folded[0];
+    // n: the last kept loop the output moves along; m: the one before it.
+    int n = -1, m = -1;
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it)
+      if (s.out.strides[static_cast<size_t>(*it)] != 0) {
+        if (n < 0)
+          n = *it;
+        else if (m < 0)
+          m = *it;
+      }
+    // The body as a product of a side that does not move along n (stationary)
+    // and one that does not move along m (moving).
+    ir::NodeRef body = s.body;
+    auto leaves_of = [&](ir::NodeRef r) {
+      std::set<int> out;
+      std::function<void(ir::NodeRef)> walk = [&](ir::NodeRef x) {
+        if (x->op() == ir::Op::Input) out.insert(static_cast<int>(x->attrs().index));
+        for (ir::NodeRef i : x->inputs()) walk(i);
+      };
+      walk(r);
+      return out;
+    };
+    auto moves = [&](const std::set<int>& leaves, int d) {
+      if (d < 0) return false;
+      for (int i : leaves)
+        if (s.leaves[static_cast<size_t>(i)].strides[static_cast<size_t>(d)] != 0) return true;
+      return false;
+    };
+    if (body->op() != ir::Op::Mul) fail("a contraction whose body is not a product (" + s.what + ")");
+    ir::NodeRef sa = body->inputs()[0], sb = body->inputs()[1];
+    std::set<int> la = leaves_of(sa), lb = leaves_of(sb);
+    if (moves(la, n) || moves(lb, m)) std::swap(sa, sb), std::swap(la, lb);
+    if (moves(la, n) || moves(lb, m)) fail("a contraction operand moves along both output dimensions (" + s.what + ")");
+    int64_t M = m >= 0 ? s.extents[static_cast<size_t>(m)] : 1;
+    int64_t N = n >= 0 ? s.extents[static_cast<size_t>(n)] : 1;
+    int64_t K = s.extents[static_cast<size_t>(k)];
+    int64_t tm = std::min(M, std::min(limits_.stationary, limits_.partitions));
+    int64_t tn = std::min(N, std::min(limits_.moving, limits_.psum_free));
+    int64_t tk = std::min(K, limits_.partitions);
+    body_.line("# stage " + std::to_string(index) + ": " + s.what + " on the Tensor engine, K tiles accumulated in PSUM");
+    tilings_ += (tilings_.empty() ? "" : " ") + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk);
+    std::vector<Level> levels;
+    for (int d : kept)
+      if (d != m && d != n) levels.push_back({d, s.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
+    // m on the output tile's partitions, n along its free axis.
+    if (m >= 0) levels.push_back({m, M, tm, Axis::Partition});
+    if (n >= 0) levels.push_back({n, N, tn, Axis::Free});
+    Block blk;
+    blk.axes.resize(static_cast<size_t>(D));
+    nest(levels, 0, blk, [&](const Block& outb) {
+      std::string acc = fresh("acc");
+      body_.line(acc + " = nl.zeros((" + std::to_string(outb.P) + ", " + std::to_string(outb.F) +
+                 "), dtype=nl.float32, buffer=nl.psum)");
+      // The K loop: operand blocks with k on partitions.
+      Block kb = outb;
+      std::vector<Level> klevels{{k, K, tk, Axis::Partition}};
+      // Inside the K loop the stationary tile is [K, M] (m along its free
+      // axis) and the moving one [K, N] (n along its free axis): two blocks.
+      nest(klevels, 0, kb, [&](const Block& b) {
+        Block st = b, mv = b;
+        st.F = outb.P, mv.F = outb.F;
+        st.fvar = "jm", mv.fvar = "jn";
+        if (m >= 0) st.axes[static_cast<size_t>(m)].role = Axis::Free;
+        if (n >= 0) st.axes[static_cast<size_t>(n)].role = Axis::Scalar;
+        if (n >= 0) mv.axes[static_cast<size_t>(n)].role = Axis::Free;
+        if (m >= 0) mv.axes[static_cast<size_t>(m)].role = Axis::Scalar;
+        body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
+        body_.line("jm = nl.arange(" + std::to_string(st.F) + ")[None, :]");
+        body_.line("jn = nl.arange(" + std::to_string(mv.F) + ")[None, :]");
+        body_.line("zp = nl.arange(1)[:, None]");
+        body_.line("zf = nl.arange(1)[None, :]");
+        Value a = operand(s, sa, la, st, k, m, "stationary");
+        Value bm = operand(s, sb, lb, mv, k, n, "moving");
+        isa::Spec more = isa::spec_from_source(
+            "contraction, accumulated",
+            "def h(acc: 'f32[M, N]', st: 'f32[K, M]', mv: 'f32[K, N]'):\n    return acc + np.einsum('km,kn->mn', st, mv)",
+            {"psum", "sbuf", "sbuf"}, "psum",
+            {{"K", {1, limits_.partitions}}, {"M", {1, limits_.stationary}}, {"N", {1, limits_.moving}}});
+        isa::Lowering l = require(more);
+        Block tb = b;
+        tb.P = outb.P, tb.F = outb.F;
+        std::map<std::string, int64_t> unused;
+        Value r = render(l.tree, {Value{acc, std::nullopt, false}, a, bm}, tb, acc);
+        body_.line(r.text);
+      });
+      // Out of PSUM, the epilogue, the store.
+      Block ob = outb;
+      body_.line("ip = nl.arange(" + std::to_string(ob.P) + ")[:, None]");
+      body_.line("jf = nl.arange(" + std::to_string(ob.F) + ")[None, :]");
+      body_.line("zp = nl.arange(1)[:, None]");
+      body_.line("zf = nl.arange(1)[None, :]");
+      isa::Spec evacuate = isa::spec_from_source("psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
+                                                 {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}});
+      Value v = assign(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
+      if (s.epilogue) {
+        ir::Graph eg;
+        std::vector<ir::NodeRef> enodes;
+        std::vector<Value> etiles;
+        int f = n, p = m;
+        for (size_t i = 0; i < s.epilogue_leaves.size(); ++i) {
+          ir::TensorType t{ir::DType::F32, {ir::Size::name("P"), ir::Size::name("F")}};
+          bool moves_f = f >= 0 && s.epilogue_leaves[i].strides[static_cast<size_t>(f)] != 0;
+          if (static_cast<int>(i) != s.epilogue_result && !moves_f)
+            t = ir::TensorType{ir::DType::F32, {ir::Size::name("P"), ir::Size(1)}};
+          enodes.push_back(eg.input(static_cast<int64_t>(i), "e" + std::to_string(i), t));
+          etiles.push_back(static_cast<int>(i) == s.epilogue_result ? v : load(s.epilogue_leaves[i], ob, f, p, false));
+        }
+        ir::NodeRef eroot = isa::rebuild_over(s.epilogue, eg, enodes);
+        v = compute(eroot, enodes, etiles, ob);
+      }
+      store(s.out, v, ob, ob.F);
+    });
+  }
+
+  // One side of a contraction inside the K loop, as a [K, X] tile in SBUF.
+  Value operand(const Stage& s, ir::NodeRef side, const std::set<int>& leaves, const Block& b, int k, int x,
+                const std::string& what) {
+    ir::Graph g;
+    std::vector<ir::NodeRef> nodes;
+    std::vector<Value> tiles;
+    std::vector<int> order(leaves.begin(), leaves.end());
+    std::vector<ir::NodeRef> inputs(s.leaves.size(), nullptr);
+    for (int i : order) {
+      const Access& a = s.leaves[static_cast<size_t>(i)];
+      bool moves_x = x >= 0 && a.strides[static_cast<size_t>(x)] != 0;
+      bool moves_k = a.strides[static_cast<size_t>(k)] != 0;
+      Value v = transposed_load(a, b, k, x, moves_k, moves_x);
+      ir::TensorType t{ir::DType::F32, {ir::Size::name("P"), moves_x ? ir::Size::name("F") : ir::Size(1)}};
+      inputs[static_cast<size_t>(i)] = g.input(i, "l" + std::to_string(i), t);
+      nodes.push_back(inputs[static_cast<size_t>(i)]);
+      tiles.push_back(v);
+    }
+    for (auto& in : inputs)
+      if (!in) in = g.constant(0);  // not read by this side
+    ir::NodeRef root = isa::rebuild_over(side, g, inputs);
+    Value v = compute(root, nodes, tiles, b);
+    if (v.constant || v.column) {
+      std::string name = fresh();
+      std::string src = v.constant ? "nl.full((" + std::to_string(b.P) + ", 1), " + number(*v.constant) + ", dtype=nl.float32)" : v.text;
+      body_.line(name + " = nl.broadcast_to(" + src + ", shape=(" + std::to_string(b.P) + ", " + std::to_string(b.F) + "))  # " + what);
+      v = Value{name, std::nullopt, false};
+    }
+    return v;
+  }
+
+  // A [K, X] operand tile of `a`. When HBM holds it with k innermost (the
+  // DMA would read one element per descriptor), and the options say so, it
+  // is loaded as [X, K] rows and transposed on the Tensor engine.
+  Value transposed_load(const Access& a, const Block& b, int k, int x, bool moves_k, bool moves_x) {
+    bool strided = moves_k && moves_x && std::llabs(a.strides[static_cast<size_t>(k)]) == 1 &&
+                   std::llabs(a.strides[static_cast<size_t>(x)]) > 1;
+    if (!strided || !options_.tensor_transpose || b.F > limits_.partitions || tile_of_.count(a.buffer))
+      return load(a, b, x, k, false);
+    // Rows of x on partitions, k along the free axis.
+    Block rb = b;
+    rb.axes[static_cast<size_t>(k)].role = Axis::Free;
+    rb.axes[static_cast<size_t>(x)].role = Axis::Partition;
+    std::swap(rb.P, rb.F);
+    rb.pvar = "ir", rb.fvar = "jk";
+    body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
+    body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
+    Value rows = dma_load(a, rb, rb.P, rb.F);
+    isa::Spec tr = isa::spec_from_source("transpose on chip", "def h(x: 'f32[P, F]'):\n    return x.T", {"sbuf"}, "psum",
+                                         {{"P", {1, limits_.partitions}}, {"F", {1, limits_.partitions}}});
+    Value t = assign(require(tr).tree, {rows}, rb);
+    isa::Spec evacuate = isa::spec_from_source("psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
+                                               {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}});
+    return assign(require(evacuate).tree, {t}, b);
+  }
+};
+
+}  // namespace
+
+NkiKernel emit_nki(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
+                   isa::Synthesizer& synth, const NkiOptions& options) {
+  return NkiEmitter(plan, fn, target, synth, options).run();
+}
+
+}  // namespace axon::emit

@@ -1,0 +1,57 @@
+// Trainium emission: a plan as an NKI kernel (Beta 1, `neuronxcc.nki`).
+//
+// Each stage is a loop nest over tiles: one loop dimension on the 128 SBUF
+// partitions, one along the free dimension, the others as outer loops
+// (`nl.affine_range`). Partial tiles are peeled: the full tiles run in a
+// loop and the remainder is a second copy of the body with its exact static
+// size, so no instruction needs a mask. Contractions run on the Tensor engine
+// with the contracted dimension on partitions, accumulated in one PSUM bank
+// (`acc += nisa.nc_matmul(...)`); element-wise bodies, reductions along the
+// free dimension and scans are covered by proved instruction trees of the
+// description (isa/cover), whose `emit` texts are the NKI calls. Stages of a
+// row group share one loop over row tiles and hand their [P, 1] statistics
+// and [P, F] rows to each other in SBUF instead of HBM scratch.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "fuse/rows.h"
+#include "hw/description.h"
+#include "isa/synth.h"
+#include "tile/plan.h"
+
+namespace axon::emit {
+
+struct NkiOptions {
+  bool fuse_rows = true;  // row groups keep intermediates on chip
+  /// The stationary operand of a contraction that HBM holds with the
+  /// contracted dimension innermost: loaded row-contiguous and transposed on
+  /// the Tensor engine (true), or read by an element-strided transposing DMA.
+  bool tensor_transpose = true;
+};
+
+/// What the kernel executes at its sizes, counted from the emitted loops.
+struct NkiCounts {
+  std::map<std::string, double> instructions;  // engine -> instructions issued
+  double hbm_read_bytes = 0, hbm_write_bytes = 0;
+  /// The most instructions any one engine issues (DMA transfers excluded).
+  double busiest() const;
+  std::string busiest_engine() const;
+};
+
+struct NkiKernel {
+  std::string entry;   // the kernel function's name in the source
+  std::vector<std::string> input_names;  // its parameters, in order
+  std::string source;  // kernel.py
+  NkiCounts counts;
+  std::vector<fuse::RowGroup> groups;  // the row groups that run fused
+  std::string tilings;                 // per stage, for tables
+};
+
+/// The NKI kernel of `plan` for the trn1 description `target`. Throws a
+/// UserError at the kernel for what this emitter cannot express.
+NkiKernel emit_nki(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
+                   isa::Synthesizer& synth, const NkiOptions& options = {});
+
+}  // namespace axon::emit
