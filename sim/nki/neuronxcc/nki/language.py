@@ -344,7 +344,11 @@ def matmul(x, y, *, transpose_x=False, mask=None, **kwargs):
 
 
 def transpose(x, *, dtype=None, mask=None, **kwargs):
-    return nisa.nc_transpose(x, dtype=dtype, mask=mask)
+    """nc_transpose; a Tensor-engine result is copied out of PSUM, as nl results live in SBUF."""
+    transposed = nisa.nc_transpose(x, dtype=dtype, mask=mask)
+    if transposed.buffer is PSUM:
+        return nisa.tensor_copy(transposed)
+    return transposed
 
 
 def where(condition, x, y, *, dtype=None, mask=None, **kwargs):
