@@ -38,7 +38,7 @@ KERNELS = textwrap.dedent('''
     @nki.jit
     def too_many_partitions(a):
         out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
-        x = nl.load(a)
+        x = nl.load(a)  # 256 partitions
         nl.store(out, value=x)
         return out
 
@@ -58,7 +58,7 @@ KERNELS = textwrap.dedent('''
 
 
 def line_of(text):
-    return KERNELS.splitlines().index(text) + 1
+    return [line.strip() for line in KERNELS.splitlines()].index(text.strip()) + 1
 
 
 def call(tmp_path, entry, inputs, outputs, *extra):
@@ -111,7 +111,7 @@ def test_rule_violation_exits_1_with_location(tmp_path):
     done, _, kernel = call(tmp_path, "too_many_partitions", [np.zeros((256, 4))], 1)
     assert done.returncode == 1
     first = done.stderr.splitlines()[0]
-    assert first.startswith("%s:%d: error: [R6] " % (kernel, line_of("        x = nl.load(a)")))
+    assert first.startswith("%s:%d: error: [R6] " % (kernel, line_of("x = nl.load(a)  # 256 partitions")))
 
 
 def test_kernel_exception_exits_1_as_kernel_rule(tmp_path):
