@@ -107,7 +107,8 @@ FAMILIES = {
 
 # (family, kernel, sizes, dtype). Sizes cover full tiles, several tiles and, where the kernel
 # supports them, partial tiles (33, 65, 130, ...). The matmul tutorial kernels support only
-# multiples of their tiles (K, M: 128; N: 512; blocks of 2 x 2 tiles for matmul_block_free).
+# multiples of their tiles (K, M: 128; N: 512; blocks of 2 x 2 tiles for matmul_block_free and
+# 2 x 2 x 2 for matmul_fully_optimized).
 CASES = [
     ("matmul_tutorial", "matmul_basic", dict(K=128, M=64, N=512), "f32"),
     ("matmul_tutorial", "matmul_basic", dict(K=32, M=128, N=100), "f32"),
@@ -118,6 +119,9 @@ CASES = [
     ("matmul_tutorial", "matmul_hoist_load", dict(K=384, M=256, N=1024), "f32"),
     ("matmul_tutorial", "matmul_block_free", dict(K=256, M=256, N=1024), "f32"),
     ("matmul_tutorial", "matmul_block_free", dict(K=128, M=512, N=2048), "f32"),
+    ("matmul_tutorial", "matmul_fully_optimized", dict(K=256, M=256, N=1024), "f32"),
+    ("matmul_tutorial", "matmul_fully_optimized", dict(K=512, M=512, N=2048), "f32"),
+    ("matmul_tutorial", "matmul_fully_optimized", dict(K=512, M=256, N=1024), "bf16"),
     ("transpose_matmul", "transpose_matmul", dict(K=48, M=33, N=65), "f32"),
     ("transpose_matmul", "transpose_matmul", dict(K=256, M=128, N=512), "f32"),
     ("transpose_matmul", "transpose_matmul", dict(K=300, M=200, N=700), "f32"),
