@@ -158,45 +158,6 @@ CASES = [
 ]
 
 
-# Cases that fail only through a simulator discrepancy with the Beta 1 documentation (each
-# explained in KNOWN_SIM_DISCREPANCIES); they are expected to fail until sim/nki is fixed, and
-# their entries should then be deleted.
-KNOWN_SIM_DISCREPANCIES = {
-    "scalar-operand-mask": (
-        "sim/nki reads every partition of a [P, 1] operand (tensor_scalar operand0/operand1, "
-        "activation scale/bias, tensor_tensor_scan initial) even where mask= excludes the "
-        "partition, so a masked last row tile fails R5; the Beta 1 masking text "
-        "(general/nki/api/nki.api.shared.rst, 'NKI API Masking') says a masked instruction is "
-        "generated with a smaller tile, i.e. masked-out partitions are not read"),
-    "psum-reorder-tolerance": (
-        "sim/nki's R22 reorder check compares PSUM accumulations with rtol 1e-5 and an absolute "
-        "atol 1e-6, below f32 reassociation error of K >= 384 random products for outputs near "
-        "0; nl.affine_range's docstring (general/nki/api/nki/language/__init__.py) and the "
-        "matmul tutorial make matmul accumulation into one PSUM tile legal in affine_range"),
-    "unmasked-compute-after-masked-load": (
-        "sim/nki's R5 rejects an unmasked instruction over a tile whose last rows a masked "
-        "nl.load left unwritten, even when no such row reaches a store; the RMSNorm and "
-        "LayerNorm tutorials (general/nki/tutorials/rmsnorm.rst, layernorm.rst) describe masks "
-        "on the load and the store only, and the hardware reads such rows as stale data"),
-}
-
-KNOWN_FAILURES = {
-    "matmul_tiled-K384xM256xN1024-f32": "psum-reorder-tolerance",
-    "matmul_hoist_load-K384xM256xN1024-f32": "psum-reorder-tolerance",
-    "rmsnorm-M33xN65-f32": "scalar-operand-mask",
-    "rmsnorm-M300xN1000-f32": "scalar-operand-mask",
-    "rmsnorm-M200xN256-bf16": "scalar-operand-mask",
-    "rmsnorm_isa-M33xN65-f32": "scalar-operand-mask",
-    "rmsnorm_isa-M300xN1000-f32": "scalar-operand-mask",
-    "rmsnorm_isa-M200xN256-bf16": "scalar-operand-mask",
-    "layernorm_v1-M33xN65-f32": "scalar-operand-mask",
-    "layernorm_v1-M300xN1000-f32": "scalar-operand-mask",
-    "layernorm_v2-M33xN65-f32": "scalar-operand-mask",
-    "layernorm_v2-M300xN1000-f32": "scalar-operand-mask",
-    "layernorm_v2-M200xN700-bf16": "scalar-operand-mask",
-}
-
-
 def case_id(case):
     family, kernel, sizes, dtype = case
     return f"{kernel}-" + "x".join(f"{k}{v}" for k, v in sizes.items()) + f"-{dtype}"
@@ -226,14 +187,7 @@ def check_close(actual, expected, tol, what):
         f"expected {expected[worst]!r}, actual {actual[worst]!r}")
 
 
-def with_known_failure(case):
-    reason = KNOWN_FAILURES.get(case_id(case))
-    if reason is None:
-        return case
-    return pytest.param(case, marks=pytest.mark.xfail(reason=KNOWN_SIM_DISCREPANCIES[reason], strict=False))
-
-
-@pytest.mark.parametrize("case", [with_known_failure(c) for c in CASES], ids=[case_id(c) for c in CASES])
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
 def test_kernel_matches_numpy(case):
     family, kernel_name, sizes, dtype_name = case
     file_name, input_shapes, reference = FAMILIES[family]
@@ -264,8 +218,9 @@ def square_rows_masked_at_load_and_store(x):
     return out
 
 
-@pytest.mark.xfail(reason=KNOWN_SIM_DISCREPANCIES["unmasked-compute-after-masked-load"], strict=False)
 def test_unmasked_compute_after_masked_load():
+    """Rows a masked load left unwritten may be computed on (stale data on the hardware) as
+    long as no such row reaches HBM (sim/nki R5)."""
     x = make_inputs([(33, 65)], np.float32, seed=1)[0]
     actual = nki.simulate_kernel(square_rows_masked_at_load_and_store, x)
     check_close(actual, x.astype(np.float64) ** 2, F32_TOL, "square_rows_masked_at_load_and_store")

@@ -3,6 +3,8 @@
 `tile` checks one on-chip operand (R1 HBM, R4 memory space, R6 partitions, R10 partition
 dim first, R16 start partition) and records it in the instruction's trace record;
 `result` makes the instruction's output tensor, cast to its dtype, pending assignment.
+Reads return the values and which of them are undefined (computed from never-written memory,
+`_tensor.Undefined`); each instruction maps that onto its result, so it follows the data.
 """
 import numpy as np
 
@@ -84,11 +86,20 @@ def free_size(shape):
 
 
 def values(view, valid=None):
-    """The view's values as float32 (masked-out elements are 0 and are not read)."""
-    raw = view.read(valid).astype(np.float32)
+    """(the view's values as float32, Undefined or None); masked-out elements are 0 and are
+    not read."""
+    raw, undefined = view.read(valid)
+    raw = raw.astype(np.float32)
     if valid is not None:
         raw = np.where(valid, raw, np.float32(0))
-    return raw
+    return raw, undefined
+
+
+def row_mask(valid, partitions):
+    """The partitions a mask of a [P, ...] tile touches, as a (P, 1) mask (None: all)."""
+    if valid is None:
+        return None
+    return valid.reshape(partitions, -1).any(axis=1).reshape(partitions, 1)
 
 
 def not_both_psum(record, a, b, names):
@@ -106,31 +117,35 @@ def output_dtype(dtype, default, record):
 
 
 def result(record, computed, shape, dtype, explicit_dtype=False, buffer=SBUF, allowed=ON_CHIP,
-           valid=None, matmul=False):
-    """The instruction's output tile: `computed` (float32 or int) cast to `dtype`."""
+           valid=None, matmul=False, undefined=None):
+    """The instruction's output tile: `computed` (float32 or int) cast to `dtype`, written
+    where `valid`, holding no defined value where `undefined`."""
     tensor = allocate(tuple(shape), dtype, buffer, explicit=False)
     computed = np.asarray(computed).reshape(tensor.shape)
     stored = dt.cast(computed, dtype)
     if valid is not None:
         valid = np.broadcast_to(valid, tensor.shape)
-    full_view(tensor).write(stored, valid)
+    full_view(tensor).write(stored, valid, undefined)
     # Assigned into a declared tile, the instruction writes that tile's dtype instead; an
     # explicit dtype= still rounds first.
     pending_values = stored if explicit_dtype or not dt.is_float(dtype) else computed
-    tensor.pending = Pending(record, allowed, pending_values, valid, matmul)
+    tensor.pending = Pending(record, allowed, pending_values, valid, matmul, undefined)
     record["out"] = operand_record(full_view(tensor))
     return tensor
 
 
-def scalar_operand(x, record, role, partitions):
-    """A Python number, or a [P, 1] tile's values as a (P, 1) float32 array."""
+def scalar_operand(x, record, role, partitions, valid=None):
+    """A Python number, or a [P, 1] tile's values as a (P, 1) float32 array: (values,
+    Undefined or None, the tile's View or None). `valid` is the instruction's mask over its
+    data tile: a masked instruction reads only the partitions it touches (NKI API Masking)."""
     if isinstance(x, (int, float, np.number)) and not isinstance(x, bool):
-        return np.float32(x), None
+        return np.float32(x), None, None
     if isinstance(x, (Tensor, View)):
         view = tile(x, record, role)
         if tuple(view.shape) != (partitions, 1):
             fail("R11", "%s: %s must be a float or a [%d, 1] tile (one value per partition), "
                  "got shape %s" % (record["op"], role, partitions, list(view.shape)))
-        return values(view), view
+        column, undefined = values(view, row_mask(valid, partitions))
+        return column, undefined, view
     fail("R11", "%s: %s must be a float or a [P, 1] tile, got %s"
          % (record["op"], role, type(x).__name__))

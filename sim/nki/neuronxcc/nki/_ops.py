@@ -70,6 +70,16 @@ ACTIVATIONS = {
     "sign": np.sign,
     "abs": np.abs,
 }
+# R15: documented input ranges of Scalar-engine activation functions (aws-neuron-sdk
+# general/nki/api/nki.api.shared.rst at cca37847, as summarised in research note nki.md §2.3):
+# (low, high, symmetric); symmetric ranges bound |x|. Outside them the result is invalid.
+INPUT_RANGES = {
+    "log": (2.0 ** -64, 2.0 ** 64, False),
+    "sin": (-math.pi, math.pi, False),
+    "sqrt": (2.0 ** -116, 2.0 ** 118, False),
+    "rsqrt": (2.0 ** -87, 2.0 ** 97, False),
+    "reciprocal": (2.0 ** -42, 2.0 ** 42, True),
+}
 # nl functions that exist but are not Scalar-engine activation functions on NeuronCore-v2;
 # the nl call computes them (see _choices.NL_UNARY_ENGINE), `op=` rejects them.
 NL_ONLY_UNARY = {"cos": np.cos, "negative": np.negative, "tan": np.tan,

@@ -64,6 +64,7 @@ class Simulation:
         self.affine_sites = []
         self.accumulated_in_affine = False
         self.activation_registers = None
+        self.activation_registers_undefined = None
 
     # -- instructions ---------------------------------------------------------------
     def begin(self, engine, opcode):

@@ -1,7 +1,10 @@
 """Tensors (one allocation in HBM, SBUF or PSUM) and views (an indexed region of one).
 
-A Tensor owns a NumPy array in its storage dtype and a `written` bitmap: on-chip memory
-starts unwritten, so reading it before writing is an error (R5), not a silent zero. A View
+A Tensor owns a NumPy array in its storage dtype, a `written` bitmap (on-chip memory starts
+unwritten) and an `undefined` bitmap: elements whose value was computed from never-written
+memory. Reading unwritten memory is not itself an error, since the hardware just computes on
+stale data: the instruction's result is undefined wherever it depends on such an element
+(`Undefined`), and the error (R5) comes when an undefined value reaches HBM. A View
 is a tensor plus a NumPy key: basic (ints and slices, read through NumPy views) or
 advanced (broadcast int arrays from nl.arange / nl.mgrid, bounds checked at the access,
 where the instruction's mask is known, R20). Every instruction returns a fresh Tensor
@@ -58,14 +61,62 @@ def describe(tensor):
         tensor.name, tensor.buffer.name, dt.name(tensor.dtype), list(tensor.shape), origin)
 
 
+class Undefined:
+    """Which elements of an operand or result hold no defined value (R5), and where the first
+    never-written element was read. Instructions pass None when every element is defined."""
+
+    __slots__ = ("mask", "origin")
+
+    def __init__(self, mask, origin):
+        self.mask, self.origin = mask, origin
+
+    def map(self, function):
+        """The undefined elements of a result computed by `function` from this mask."""
+        mask = np.asarray(function(self.mask), dtype=bool)
+        return Undefined(mask, self.origin) if mask.any() else None
+
+
+def undefined_map(undefined, function):
+    return None if undefined is None else undefined.map(function)
+
+
+def undefined_union(shape, *parts):
+    """The elementwise union of `parts` (None, or Undefined broadcastable to `shape`)."""
+    parts = [part for part in parts if part is not None]
+    if not parts:
+        return None
+    mask = np.zeros(shape, dtype=bool)
+    for part in parts:
+        mask = mask | np.broadcast_to(part.mask, shape)
+    return Undefined(mask, parts[0].origin) if mask.any() else None
+
+
+def per_partition(undefined, shape):
+    """A [P, 1] operand's undefined mask, broadcast along the free axes of `shape`."""
+    if undefined is None:
+        return None
+    column = undefined.mask.reshape((shape[0],) + (1,) * (len(shape) - 1))
+    return Undefined(np.broadcast_to(column, shape), undefined.origin)
+
+
+def check_defined(undefined, opcode, dest):
+    """R5: values computed from never-written memory must not reach HBM."""
+    if undefined is not None and undefined.mask.any():
+        first = tuple(int(i) for i in np.argwhere(undefined.mask)[0])
+        fail("R5", "%s writes %s with values computed from %s (first at index %s of the "
+             "written region); write that memory first, or mask the instructions that use it"
+             % (opcode, describe(dest.tensor), undefined.origin, first))
+
+
 class Pending:
     """An instruction's result that has not yet been assigned anywhere."""
 
-    __slots__ = ("record", "allowed", "values", "valid", "matmul")
+    __slots__ = ("record", "allowed", "values", "valid", "matmul", "undefined")
 
-    def __init__(self, record, allowed, values, valid, matmul):
+    def __init__(self, record, allowed, values, valid, matmul, undefined):
         self.record, self.allowed = record, allowed
         self.values, self.valid, self.matmul = values, valid, matmul
+        self.undefined = undefined
 
 
 class _Accumulated:
@@ -120,8 +171,8 @@ class TileOps:
 
 
 class Tensor(TileOps):
-    __slots__ = ("storage", "written", "dtype", "buffer", "partition_axis", "name", "alloc",
-                 "pending", "origin", "__weakref__")
+    __slots__ = ("storage", "written", "undefined", "undefined_origin", "dtype", "buffer",
+                 "partition_axis", "name", "alloc", "pending", "origin", "__weakref__")
 
     @property
     def shape(self):
@@ -159,6 +210,8 @@ class Tensor(TileOps):
         view = object.__new__(Tensor)
         view.storage = self.storage.reshape(dims)
         view.written = self.written.reshape(dims)
+        view.undefined = self.undefined.reshape(dims)
+        view.undefined_origin = self.undefined_origin
         view.dtype, view.buffer, view.partition_axis = self.dtype, self.buffer, 0
         view.name, view.alloc, view.pending, view.origin = self.name, self.alloc, None, self.origin
         return view
@@ -199,6 +252,8 @@ def allocate(shape, dtype, buffer, name="", explicit=True):
     tensor = object.__new__(Tensor)
     tensor.storage = np.zeros(dims, dtype=dt.storage(nki_dtype))
     tensor.written = np.zeros(dims, dtype=bool)
+    tensor.undefined = np.zeros(dims, dtype=bool)
+    tensor.undefined_origin = None
     tensor.dtype, tensor.buffer, tensor.partition_axis = nki_dtype, buffer, partition_axis
     tensor.pending = None
     tensor.origin = kernel_location()
@@ -216,6 +271,8 @@ def from_array(array, name):
     tensor = object.__new__(Tensor)
     tensor.storage = np.array(array, dtype=dt.storage(nki_dtype), copy=True)
     tensor.written = np.ones(array.shape, dtype=bool)
+    tensor.undefined = np.zeros(array.shape, dtype=bool)
+    tensor.undefined_origin = None
     tensor.dtype, tensor.buffer, tensor.partition_axis = nki_dtype, SHARED_HBM, 0
     tensor.name, tensor.alloc, tensor.pending, tensor.origin = name, None, None, "kernel argument"
     return tensor
@@ -401,20 +458,26 @@ class View(TileOps):
         return tuple(clipped)
 
     def read(self, valid=None):
-        """Stored values (storage dtype) of the view; unwritten elements are an error (R5)."""
+        """(stored values in the storage dtype, Undefined or None) of the view's elements (all,
+        or those where `valid`); reading never-written elements is not an error here (R5)."""
         tensor = self.tensor
         tensor.check_alive()
-        if self.basic:
-            values, written = tensor.storage[self.key], tensor.written[self.key]
+        index = self.key if self.basic else self._checked_index(valid)
+        values = tensor.storage[index]
+        unwritten = ~tensor.written[index]
+        undefined = unwritten | tensor.undefined[index]
+        if valid is not None:
+            undefined &= valid
+            unwritten &= valid
+        if not undefined.any():
+            return values, None
+        if unwritten.any():
+            first = tuple(int(i) for i in np.argwhere(unwritten)[0])
+            origin = "never-written elements of %s (first read at %s, view index %s)" % (
+                describe(tensor), format_location(kernel_location()), first)
         else:
-            index = self._checked_index(valid)
-            values, written = tensor.storage[index], tensor.written[index]
-        unread = ~written if valid is None else (~written & valid)
-        if unread.any():
-            first = tuple(int(i) for i in np.argwhere(unread)[0])
-            fail("R5", "reads never-written elements of %s (first at view index %s)"
-                 % (describe(tensor), first))
-        return values
+            origin = tensor.undefined_origin
+        return values, Undefined(undefined, origin)
 
     def read_unwritten_as_zero(self):
         tensor = self.tensor
@@ -422,23 +485,33 @@ class View(TileOps):
         index = self.key if self.basic else self._checked_index(None)
         values = tensor.storage[index].astype(np.float32)
         values[~tensor.written[index]] = 0
-        return values
+        undefined = tensor.undefined[index]
+        return values, (Undefined(undefined.copy(), tensor.undefined_origin)
+                        if undefined.any() else None)
 
-    def write(self, values, valid=None):
-        """Store `values` (already in the storage dtype) where `valid` (all when None)."""
+    def write(self, values, valid=None, undefined=None):
+        """Store `values` (already in the storage dtype) where `valid` (all when None);
+        the elements where `undefined` hold no defined value."""
         tensor = self.tensor
         tensor.check_alive()
         values = np.broadcast_to(values, self.shape)
+        mask = (np.zeros(self.shape, dtype=bool) if undefined is None
+                else np.broadcast_to(undefined.mask, self.shape))
+        if undefined is not None:
+            tensor.undefined_origin = undefined.origin
         if self.basic and valid is None:
             tensor.storage[self.key] = values
             tensor.written[self.key] = True
+            tensor.undefined[self.key] = mask
             return
         index = self._checked_index(valid)
         if valid is not None:
             index = tuple(i[valid] for i in index)
             values = values[valid]
+            mask = mask[valid]
         tensor.storage[index] = values
         tensor.written[index] = True
+        tensor.undefined[index] = mask
 
     # -- assignment -----------------------------------------------------------------
     def assign(self, value):
@@ -474,7 +547,7 @@ class View(TileOps):
         valid = pending.valid
         if valid is not None:
             valid = np.broadcast_to(valid, self.shape)
-        self.write(dt.cast(pending.values, self.tensor.dtype), valid)
+        self.write(dt.cast(pending.values, self.tensor.dtype), valid, pending.undefined)
         pending.record["out"] = operand_record(self)
         result.pending = None
         if result.alloc is not None:
@@ -494,10 +567,11 @@ class View(TileOps):
                 fail("R26", "PSUM accumulation is fp32; the destination is %s"
                      % dt.name(self.tensor.dtype))
             if choices.PSUM_ACCUMULATE_UNWRITTEN_AS_ZERO:
-                current = self.read_unwritten_as_zero()
+                current, undefined = self.read_unwritten_as_zero()
             else:
-                current = self.read().astype(np.float32)
-            self.write(current + pending.values)
+                current, undefined = self.read()
+            self.write(current.astype(np.float32) + pending.values, None,
+                       undefined_union(self.shape, undefined, pending.undefined))
             pending.record["out"] = operand_record(self)
             pending.record["accumulate"] = True
             sim = _sim.active()

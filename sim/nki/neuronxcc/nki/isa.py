@@ -13,11 +13,12 @@ from . import _choices as choices
 from . import _dtypes as dt
 from . import _ops
 from . import _sim
-from ._errors import fail
-from ._exec import (begin, free_size, mask_array, not_both_psum, output_dtype, result,
+from ._errors import fail, kernel_location
+from ._exec import (begin, free_size, mask_array, not_both_psum, output_dtype, result, row_mask,
                     scalar_operand, tile, values)
 from ._index import IndexExpr, Mask
-from ._tensor import ON_CHIP, PSUM, SBUF, Tensor, View, as_view, describe, operand_record
+from ._tensor import (ON_CHIP, PSUM, SBUF, Tensor, View, as_view, check_defined, describe,
+                      operand_record, per_partition, undefined_map, undefined_union)
 
 
 class engine(IntEnum):
@@ -119,12 +120,18 @@ def nc_matmul(stationary, moving, *, is_stationary_onezero=False, is_moving_onez
     if n_size > 512:
         fail("R8", "nc_matmul: moving free size %d exceeds gemm_moving_fmax 512" % n_size)
     out_shape = (m_size,) + tuple(m.shape[1:])
-    a = values(s, mask_array(mask, s.shape, required=False))
-    b = values(m, mask_array(mask, m.shape, required=False))
+    a, undefined_a = values(s, mask_array(mask, s.shape, required=False))
+    b, undefined_b = values(m, mask_array(mask, m.shape, required=False))
     product = a.reshape(k, m_size).T @ b.reshape(k, n_size)
     record["mkn"] = [m_size, k, n_size]
+    # out[i, j] sums over every partition k: undefined if any stationary[k, i] or moving[k, j] is.
+    undefined = undefined_union(
+        (m_size, n_size),
+        undefined_map(undefined_a, lambda u: u.reshape(k, m_size).any(axis=0)[:, None]),
+        undefined_map(undefined_b, lambda u: u.reshape(k, n_size).any(axis=0)[None, :]))
     return result(record, product, out_shape, dt.float32, buffer=PSUM, allowed=(PSUM,),
-                  valid=mask_array(mask, out_shape, required=False), matmul=True)
+                  valid=mask_array(mask, out_shape, required=False), matmul=True,
+                  undefined=undefined_map(undefined, lambda u: u.reshape(out_shape)))
 
 
 def nc_transpose(data, *, mask=None, dtype=None, engine=engine.unknown, **kwargs):
@@ -143,7 +150,8 @@ def nc_transpose(data, *, mask=None, dtype=None, engine=engine.unknown, **kwargs
         fail("R9", "nc_transpose on the %s engine handles at most %dx%d; the tile is %dx%d"
              % (engine_name, limit, limit, p, f))
     valid = mask_array(mask, view.shape)
-    x = values(view, valid).reshape(p, f)
+    x, undefined = values(view, valid)
+    x = x.reshape(p, f)
     if on_tensor and not np.isfinite(x).all():
         warnings.warn("R29: Tensor-engine nc_transpose of NaN/Inf is not bit-exact on "
                       "NeuronCore-v2")
@@ -151,7 +159,7 @@ def nc_transpose(data, *, mask=None, dtype=None, engine=engine.unknown, **kwargs
     out_valid = None if valid is None else valid.reshape(p, f).T
     return result(record, x.T, (f, p), out_dtype, explicit_dtype=dtype is not None,
                   buffer=PSUM if on_tensor else SBUF, allowed=(PSUM,) if on_tensor else ON_CHIP,
-                  valid=out_valid)
+                  valid=out_valid, undefined=undefined_map(undefined, lambda u: u.reshape(p, f).T))
 
 
 # -- Scalar engine ----------------------------------------------------------------------
@@ -163,12 +171,12 @@ def activation(op, data, *, bias=None, scale=1.0, reduce_op=None, reduce_res=Non
     view = tile(data, record, "data")
     p = view.shape[0]
     valid = mask_array(mask, view.shape)
-    x = values(view, valid)
+    x, undefined = values(view, valid)
     if isinstance(scale, (Tensor, View)):
         if scale.dtype != dt.float32:
             fail("R26", "activation: scale must be float32, got %s" % dt.name(scale.dtype))
-    scale_values, _ = scalar_operand(scale, record, "scale", p)
-    bias_values = np.float32(0)
+    scale_values, undefined_scale, _ = scalar_operand(scale, record, "scale", p, valid)
+    bias_values, undefined_bias = np.float32(0), None
     if bias is not None:
         if not isinstance(bias, (Tensor, View)):
             fail("R11", "activation: bias must be a [%d, 1] tile (a vector with one value per "
@@ -176,38 +184,72 @@ def activation(op, data, *, bias=None, scale=1.0, reduce_op=None, reduce_res=Non
         if bias.dtype not in (dt.float32, dt.float16, dt.bfloat16):
             fail("R26", "activation: bias must be float32, float16 or bfloat16, got %s"
                  % dt.name(bias.dtype))
-        bias_values, _ = scalar_operand(bias, record, "bias", p)
+        bias_values, undefined_bias, _ = scalar_operand(bias, record, "bias", p, valid)
+
     def shaped(v):
         return v.reshape((p,) + (1,) * (x.ndim - 1)) if np.ndim(v) else v
 
+    undefined = undefined_union(view.shape, undefined,
+                                per_partition(undefined_scale, view.shape),
+                                per_partition(undefined_bias, view.shape))
+    argument = x * shaped(scale_values) + shaped(bias_values)
+    _check_input_range(name, argument, valid, undefined)
     with np.errstate(all="ignore"):
-        y = np.asarray(_ops.ACTIVATIONS[name](x * shaped(scale_values) + shaped(bias_values)),
-                       dtype=np.float32)
+        y = np.asarray(_ops.ACTIVATIONS[name](argument), dtype=np.float32)
     if reduce_op is not None or reduce_res is not None or reduce_cmd != 0:
-        _activation_reduce(record, y, valid, p, reduce_op, reduce_res, reduce_cmd)
+        _activation_reduce(record, y, valid, undefined, p, reduce_op, reduce_res, reduce_cmd)
     return result(record, y, view.shape, output_dtype(dtype, view.dtype, record),
-                  explicit_dtype=dtype is not None, valid=valid)
+                  explicit_dtype=dtype is not None, valid=valid, undefined=undefined)
 
 
-def _activation_reduce(record, y, valid, p, reduce_op, reduce_res, command):
+def _check_input_range(name, argument, valid, undefined):
+    """R15: the documented input range of log/sin/sqrt/rsqrt/reciprocal; outside it the
+    hardware returns an invalid result rather than failing, so this is a warning."""
+    bounds = _ops.INPUT_RANGES.get(name)
+    if bounds is None:
+        return
+    low, high, symmetric = bounds
+    checked = np.ones(argument.shape, dtype=bool) if valid is None else valid.copy()
+    if undefined is not None:
+        checked &= ~undefined.mask
+    magnitude = np.abs(argument) if symmetric else argument
+    outside = checked & ~((magnitude >= low) & (magnitude <= high))
+    if outside.any():
+        first = tuple(int(i) for i in np.argwhere(outside)[0])
+        warnings.warn("R15: %s:%d: activation %s: %d inputs outside its documented range "
+                      "%s[%g, %g] (first %r at index %s); the Scalar engine's result there is "
+                      "invalid" % (kernel_location() + (name, int(outside.sum()),
+                                   "±" if symmetric else "", low, high,
+                                   float(argument[first]), first)))
+
+
+def _activation_reduce(record, y, valid, undefined, p, reduce_op, reduce_res, command):
     if reduce_op is not None and _ops.name_of(reduce_op) != "add":
         fail("R13", "activation: reduce_op must be add on NeuronCore-v2, got %s"
              % getattr(reduce_op, "__name__", reduce_op))
     live = y if valid is None else np.where(valid, y, np.float32(0))
     rows = live.reshape(p, -1).sum(axis=1, dtype=np.float32)
+    rows_undefined = undefined_map(undefined, lambda u: u.reshape(p, -1).any(axis=1))
     sim = _sim.active()
     if sim.activation_registers is None or command in (reduce_cmd.reset, reduce_cmd.reset_reduce):
         sim.activation_registers = np.zeros(128, dtype=np.float32)
+        sim.activation_registers_undefined = None
     if command in (reduce_cmd.reduce, reduce_cmd.reset_reduce):
         sim.activation_registers[:p] += rows
         rows = sim.activation_registers[:p].copy()
+        padded = undefined_map(rows_undefined, lambda u: np.pad(u, (0, 128 - p)))
+        sim.activation_registers_undefined = undefined_union(
+            (128,), sim.activation_registers_undefined, padded)
+        rows_undefined = undefined_map(sim.activation_registers_undefined, lambda u: u[:p])
     if reduce_res is None:
         return
     target = tile(reduce_res, record, "reduce_res")
     if tuple(target.shape) != (p, 1):
         fail("R13", "activation: reduce_res must be a [%d, 1] tile, got %s"
              % (p, list(target.shape)))
-    target.write(dt.cast(rows.reshape(p, 1), target.dtype))
+    # A masked instruction leaves the partitions outside its mask untouched.
+    target.write(dt.cast(rows.reshape(p, 1), target.dtype), row_mask(valid, p),
+                 undefined_map(rows_undefined, lambda u: u.reshape(p, 1)))
 
 
 def activation_reduce(op, data, *, reduce_op, reduce_res, bias=None, scale=1.0, mask=None,
@@ -227,8 +269,8 @@ def _alu(name, a, b):
 
 def _raw_or_f32(view, valid, bitvec):
     if bitvec:
-        raw = view.read(valid)
-        return raw if valid is None else np.where(valid, raw, 0)
+        raw, undefined = view.read(valid)
+        return (raw if valid is None else np.where(valid, raw, 0)), undefined
     return values(view, valid)
 
 
@@ -254,13 +296,15 @@ def tensor_tensor(data1, data2, op, *, dtype=None, mask=None, engine=engine.unkn
     if bitvec:
         _require_int(record, name, a, b)
     valid = mask_array(mask, a.shape)
-    x = _raw_or_f32(a, valid, bitvec)
-    y = _raw_or_f32(b, None if valid is None else valid.reshape(b.shape), bitvec)
+    x, undefined_x = _raw_or_f32(a, valid, bitvec)
+    y, undefined_y = _raw_or_f32(b, None if valid is None else valid.reshape(b.shape), bitvec)
     out = _alu(name, x, y.reshape(x.shape))
+    undefined = undefined_union(a.shape, undefined_x,
+                                undefined_map(undefined_y, lambda u: u.reshape(a.shape)))
     return result(record, out, a.shape,
                   output_dtype(dtype, dt.promote(a.dtype, b.dtype), record),
                   explicit_dtype=dtype is not None, allowed=_allowed_out(engine_name),
-                  valid=valid)
+                  valid=valid, undefined=undefined)
 
 
 _SCALAR_ENGINE_PAIRS = {("multiply", "add"), ("multiply", None), ("add", None)}
@@ -287,12 +331,14 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
              "add; got %s, %s" % (name0, name1))
     p = view.shape[0]
     valid = mask_array(mask, view.shape)
-    x = _raw_or_f32(view, valid, bitvec)
+    x, undefined = _raw_or_f32(view, valid, bitvec)
     operands = []
     for operand, role in ((operand0, "operand0"), (operand1, "operand1")):
         if role == "operand1" and op1 is None:
             break
-        scalar, operand_view = scalar_operand(operand, record, role, p)
+        scalar, undefined_scalar, operand_view = scalar_operand(operand, record, role, p, valid)
+        undefined = undefined_union(view.shape, undefined,
+                                    per_partition(undefined_scalar, view.shape))
         _gpsimd_no_psum(engine_name, record, operand_view)
         if np.ndim(scalar):
             scalar = scalar.reshape((p,) + (1,) * (x.ndim - 1))
@@ -303,7 +349,7 @@ def tensor_scalar(data, op0, operand0, reverse0=False, op1=None, operand1=None, 
         out = _alu(name1, operands[1], out) if reverse1 else _alu(name1, out, operands[1])
     return result(record, out, view.shape, output_dtype(dtype, view.dtype, record),
                   explicit_dtype=dtype is not None, allowed=_allowed_out(engine_name),
-                  valid=valid)
+                  valid=valid, undefined=undefined)
 
 
 def scalar_tensor_tensor(*, data, op0, operand0, op1, operand1, reverse0=False, reverse1=False,
@@ -318,15 +364,18 @@ def scalar_tensor_tensor(*, data, op0, operand0, op1, operand1, reverse0=False, 
         fail("R11", "scalar_tensor_tensor: operand1 %s must have data's shape %s"
              % (list(other.shape), list(view.shape)))
     valid = mask_array(mask, view.shape)
-    x = values(view, valid)
-    scalar, _ = scalar_operand(operand0, record, "operand0", view.shape[0])
+    x, undefined_x = values(view, valid)
+    scalar, undefined_scalar, _ = scalar_operand(operand0, record, "operand0", view.shape[0],
+                                                 valid)
     if np.ndim(scalar):
         scalar = scalar.reshape((view.shape[0],) + (1,) * (x.ndim - 1))
     out = _alu(name0, scalar, x) if reverse0 else _alu(name0, x, scalar)
-    y = values(other, valid)
+    y, undefined_y = values(other, valid)
     out = _alu(name1, y, out) if reverse1 else _alu(name1, out, y)
+    undefined = undefined_union(view.shape, undefined_x, undefined_y,
+                                per_partition(undefined_scalar, view.shape))
     return result(record, out, view.shape, output_dtype(dtype, view.dtype, record),
-                  explicit_dtype=dtype is not None, valid=valid)
+                  explicit_dtype=dtype is not None, valid=valid, undefined=undefined)
 
 
 _IDENTITY = {"add": 0, "maximum": -np.inf, "minimum": np.inf, "multiply": 1,
@@ -354,7 +403,9 @@ def tensor_reduce(op, data, axis, *, mask=None, dtype=None, negate=False, keepdi
         if negate:
             fail("R14", "tensor_reduce: negate applies to arithmetic operators only")
     valid = mask_array(mask, view.shape)
-    x = view.read(valid) if bitvec else view.read(valid).astype(np.float32)
+    x, undefined = view.read(valid)
+    if not bitvec:
+        x = x.astype(np.float32)
     if valid is not None:
         x = np.where(valid, x, _IDENTITY[name] if not bitvec else (0 if name == "bitwise_or" else -1))
     out = _ops.REDUCE[name](x, axis=tuple(axes), keepdims=keepdims)
@@ -362,8 +413,15 @@ def tensor_reduce(op, data, axis, *, mask=None, dtype=None, negate=False, keepdi
         out = -out
     out_shape = tuple(1 if keepdims and a in axes else s
                       for a, s in enumerate(view.shape) if keepdims or a not in axes)
+
+    def reduced(mask):
+        return np.any(mask, axis=tuple(axes), keepdims=keepdims).reshape(out_shape)
+
+    # A masked reduction writes only the outputs with at least one element inside its mask.
     return result(record, np.asarray(out).astype(np.float32) if not bitvec else out, out_shape,
-                  output_dtype(dtype, view.dtype, record), explicit_dtype=dtype is not None)
+                  output_dtype(dtype, view.dtype, record), explicit_dtype=dtype is not None,
+                  valid=None if valid is None else reduced(valid),
+                  undefined=undefined_map(undefined, reduced))
 
 
 def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kwargs):
@@ -375,20 +433,21 @@ def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kwargs):
     out_dtype = output_dtype(dtype, view.dtype, record)
     valid = mask_array(mask, view.shape)
     exact = out_dtype == view.dtype and engine_name != "scalar"
-    raw = view.read(valid)
+    raw, undefined = view.read(valid)
     computed = raw if exact else raw.astype(np.float32)
     return result(record, computed, view.shape, out_dtype, explicit_dtype=True,
-                  allowed=_allowed_out(engine_name), valid=valid)
+                  allowed=_allowed_out(engine_name), valid=valid, undefined=undefined)
 
 
 def reciprocal(data, *, dtype=None, mask=None, **kwargs):
     record = begin("vector", "reciprocal")
     view = tile(data, record, "data")
     valid = mask_array(mask, view.shape)
+    x, undefined = values(view, valid)
     with np.errstate(all="ignore"):
-        out = np.float32(1) / values(view, valid)
+        out = np.float32(1) / x
     return result(record, out, view.shape, output_dtype(dtype, view.dtype, record),
-                  explicit_dtype=dtype is not None, valid=valid)
+                  explicit_dtype=dtype is not None, valid=valid, undefined=undefined)
 
 
 def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1=False, *,
@@ -403,16 +462,24 @@ def tensor_tensor_scan(data0, data1, initial, op0, op1, reverse0=False, reverse1
              % (list(a.shape), list(b.shape)))
     p = a.shape[0]
     valid = mask_array(mask, a.shape)
-    x, y = values(a, valid).reshape(p, -1), values(b, valid).reshape(p, -1)
-    carry, _ = scalar_operand(initial, record, "initial", p)
+    x, undefined_x = values(a, valid)
+    y, undefined_y = values(b, valid)
+    x, y = x.reshape(p, -1), y.reshape(p, -1)
+    carry, undefined_initial, _ = scalar_operand(initial, record, "initial", p, valid)
     carry = np.broadcast_to(np.asarray(carry, dtype=np.float32).reshape(-1), (p,)).copy()
     out = np.empty_like(x)
     for column in range(x.shape[1]):
         step = _alu(name0, carry, x[:, column]) if reverse0 else _alu(name0, x[:, column], carry)
         carry = _alu(name1, y[:, column], step) if reverse1 else _alu(name1, step, y[:, column])
         out[:, column] = carry
+    # Each output element depends on every earlier column of its partition and the initial.
+    undefined = undefined_union((p, x.shape[1]), undefined_map(
+        undefined_union(a.shape, undefined_x, undefined_y),
+        lambda u: np.logical_or.accumulate(u.reshape(p, -1), axis=1)),
+        undefined_initial)
     return result(record, out, a.shape, output_dtype(dtype, a.dtype, record),
-                  explicit_dtype=dtype is not None, valid=valid)
+                  explicit_dtype=dtype is not None, valid=valid,
+                  undefined=undefined_map(undefined, lambda u: u.reshape(a.shape)))
 
 
 def bn_stats(data, *, mask=None, dtype=None, **kwargs):
@@ -421,7 +488,9 @@ def bn_stats(data, *, mask=None, dtype=None, **kwargs):
     p, f = view.shape[0], free_size(view.shape)
     if f > 512:
         fail("R12", "bn_stats: %d elements per partition exceed bn_stats_fmax 512" % f)
-    x = values(view, mask_array(mask, view.shape)).reshape(p, f).astype(np.float64)
+    valid = mask_array(mask, view.shape)
+    x, undefined = values(view, valid)
+    x = x.reshape(p, f).astype(np.float64)
     stats = []
     for half in (x[:, 0::2], x[:, 1::2]):
         count = half.shape[1]
@@ -429,7 +498,14 @@ def bn_stats(data, *, mask=None, dtype=None, **kwargs):
         m2 = ((half - mean[:, None]) ** 2).sum(axis=1) if count else np.zeros(p)
         stats += [np.full(p, count, dtype=np.float64), mean, m2]
     return result(record, np.stack(stats, axis=1).astype(np.float32), (p, 6),
-                  output_dtype(dtype, view.dtype, record), explicit_dtype=dtype is not None)
+                  output_dtype(dtype, view.dtype, record), explicit_dtype=dtype is not None,
+                  valid=row_mask(valid, p), undefined=_rows_undefined(undefined, p, 6))
+
+
+def _rows_undefined(undefined, partitions, width):
+    """A per-partition statistic of width `width` is undefined if any input in its row is."""
+    return undefined_map(undefined, lambda u: np.broadcast_to(
+        u.reshape(partitions, -1).any(axis=1)[:, None], (partitions, width)))
 
 
 def bn_aggr(data, *, mask=None, dtype=None, **kwargs):
@@ -439,14 +515,17 @@ def bn_aggr(data, *, mask=None, dtype=None, **kwargs):
     if f % 3:
         fail("R12", "bn_aggr: elements per partition (%d) must be a multiple of 3 "
              "(count, mean, variance*count groups from bn_stats)" % f)
-    groups = values(view, mask_array(mask, view.shape)).reshape(p, f // 3, 3).astype(np.float64)
+    valid = mask_array(mask, view.shape)
+    groups, undefined = values(view, valid)
+    groups = groups.reshape(p, f // 3, 3).astype(np.float64)
     count, mean, m2 = groups[..., 0], groups[..., 1], groups[..., 2]
     total = count.sum(axis=1)
     safe = np.where(total > 0, total, 1)
     grand = (count * mean).sum(axis=1) / safe
     variance = (m2 + count * (mean - grand[:, None]) ** 2).sum(axis=1) / safe
     return result(record, np.stack([grand, variance], axis=1).astype(np.float32), (p, 2),
-                  output_dtype(dtype, view.dtype, record), explicit_dtype=dtype is not None)
+                  output_dtype(dtype, view.dtype, record), explicit_dtype=dtype is not None,
+                  valid=row_mask(valid, p), undefined=_rows_undefined(undefined, p, 2))
 
 
 def memset(shape, value, dtype, *, mask=None, engine=engine.unknown, **kwargs):
@@ -498,10 +577,11 @@ def affine_select(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, 
         fail("R11", "affine_select: pred of shape %s does not fit the tile %s"
              % (list(np.shape(chosen)), list(view.shape)))
     valid = mask_array(mask, view.shape)
-    x = values(view, None if valid is None else valid & chosen)
+    x, undefined = values(view, chosen if valid is None else valid & chosen)
     out = np.where(chosen, x, np.float32(on_false_value))
     return result(record, out, view.shape, output_dtype(dtype, view.dtype, record),
-                  explicit_dtype=dtype is not None, allowed=(SBUF,), valid=valid)
+                  explicit_dtype=dtype is not None, allowed=(SBUF,), valid=valid,
+                  undefined=undefined)
 
 
 # -- DMA ------------------------------------------------------------------------------------
@@ -543,15 +623,19 @@ def dma_copy(*, dst, src, mask=None, dst_rmw_op=None, oob_mode=oob_mode.error,
         fail("R11", "dma_copy: src %s and dst %s must have the same shape"
              % (list(source.shape), list(dest.shape)))
     valid = mask_array(mask, dest.shape)
-    raw = source.read(valid)
+    raw, undefined = source.read(valid)
     if dst_rmw_op is not None:
         if _ops.name_of(dst_rmw_op) != "add":
             fail("R14", "dma_copy: dst_rmw_op supports only np.add")
-        raw = dest.read(valid).astype(np.float32) + raw.astype(np.float32)
+        current, undefined_dest = dest.read(valid)
+        raw = current.astype(np.float32) + raw.astype(np.float32)
+        undefined = undefined_union(dest.shape, undefined, undefined_dest)
         record["rmw"] = "add"
     elif dest.dtype != source.dtype:
         raw = raw.astype(np.float32)
-    dest.write(dt.cast(raw, dest.dtype), valid)
+    if dest.tensor.buffer.is_hbm:
+        check_defined(undefined, "dma_copy", dest)
+    dest.write(dt.cast(raw, dest.dtype), valid, undefined)
     count_dma_bytes(record, source, dest, raw.size if valid is None else int(valid.sum()))
 
 
@@ -564,8 +648,9 @@ def dma_transpose(src, *, axes=None, mask=None, dtype=None, **kwargs):
     if out_shape[0] > 128:
         fail("R6", "dma_transpose: %d partitions exceed 128" % out_shape[0])
     valid = mask_array(mask, source.shape)
-    raw = source.read(valid)
+    raw, undefined = source.read(valid)
     count_dma_bytes(record, source, None, raw.size)
     return result(record, raw.T, out_shape, output_dtype(dtype, source.dtype, record),
                   explicit_dtype=True, allowed=(SBUF,),
-                  valid=None if valid is None else valid.T)
+                  valid=None if valid is None else valid.T,
+                  undefined=undefined_map(undefined, lambda u: u.T))

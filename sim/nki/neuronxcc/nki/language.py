@@ -13,10 +13,11 @@ from . import _ops
 from . import _sim
 from . import isa as nisa
 from ._errors import fail
-from ._exec import begin, mask_array, output_dtype, result, tile
+from ._exec import begin, mask_array, output_dtype, result, tile, values
 from ._index import DynSlice, IndexExpr, Mask, arange, ds, mgrid  # noqa: F401 (API)
 from ._tensor import (ON_CHIP, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, ParDim, Tensor, View,
-                      allocate, as_view, describe, full_view, operand_record)
+                      allocate, as_view, check_defined, describe, full_view, operand_record,
+                      undefined_map, undefined_union)
 from .isa import count_dma_bytes
 
 # -- dtypes and memories ----------------------------------------------------------------
@@ -110,7 +111,7 @@ def program_ndim():
 
 
 def device_print(prefix, x, *, mask=None, **kwargs):
-    print(prefix, as_view(x).read())
+    print(prefix, as_view(x).read()[0])
 
 
 # -- data movement ------------------------------------------------------------------------
@@ -132,12 +133,12 @@ def load(src, *, mask=None, dtype=None, **kwargs):
         fail("R6", "load: size of partition dimension %d exceeds architecture limitation of 128 "
              "(the first index dimension becomes the partition dimension)" % view.shape[0])
     valid = mask_array(mask, view.shape)
-    raw = view.read(valid)
+    raw, undefined = view.read(valid)
     count_dma_bytes(record, view, None, raw.size if valid is None else int(valid.sum()))
     out_dtype = output_dtype(dtype, view.dtype, record)
     computed = raw if out_dtype == view.dtype else raw.astype(np.float32)
     return result(record, computed, view.shape, out_dtype, explicit_dtype=True, allowed=(SBUF,),
-                  valid=valid)
+                  valid=valid, undefined=undefined)
 
 
 def load_transpose2d(src, *, mask=None, dtype=None, **kwargs):
@@ -150,12 +151,13 @@ def load_transpose2d(src, *, mask=None, dtype=None, **kwargs):
         fail("R6", "load_transpose2d: size of partition dimension %d (the source's second "
              "dimension) exceeds architecture limitation of 128" % view.shape[1])
     valid = mask_array(mask, view.shape)
-    raw = view.read(valid)
+    raw, undefined = view.read(valid)
     count_dma_bytes(record, view, None, raw.size)
     out_dtype = output_dtype(dtype, view.dtype, record)
     computed = raw if out_dtype == view.dtype else raw.astype(np.float32)
     return result(record, computed.T, view.shape[::-1], out_dtype, explicit_dtype=True,
-                  allowed=(SBUF,), valid=None if valid is None else valid.T)
+                  allowed=(SBUF,), valid=None if valid is None else valid.T,
+                  undefined=undefined_map(undefined, lambda u: u.T))
 
 
 def store(dst, value, *, mask=None, **kwargs):
@@ -189,12 +191,17 @@ def store(dst, value, *, mask=None, **kwargs):
                 fail("R11", "store: value of shape %s does not fit destination of shape %s"
                      % (list(source.shape), list(dest.shape)))
             source_valid = None
-    raw = source.read(source_valid)
+    raw, undefined = source.read(source_valid)
     if int(np.prod(source.shape)) == int(np.prod(dest.shape)):
         raw = raw.reshape(dest.shape)
+        undefined = undefined_map(undefined, lambda u: u.reshape(dest.shape))
     elif np.broadcast_shapes(tuple(dest.shape), tuple(source.shape)) != tuple(dest.shape):
         fail("R11", "store: value of shape %s does not fit destination of shape %s"
              % (list(source.shape), list(dest.shape)))
+    undefined = undefined_union(tuple(dest.shape), undefined)
+    if undefined is not None and valid is not None:
+        undefined = undefined_map(undefined, lambda u: u & valid)
+    check_defined(undefined, "store", dest)
     if dest.dtype != source.dtype:
         raw = raw.astype(np.float32)
     dest.write(dt.cast(raw, dest.dtype), valid)
@@ -218,14 +225,16 @@ def broadcast_to(src, *, shape, **kwargs):
         return src
     record = begin(choices.BROADCAST_ENGINE, "broadcast")
     view = tile(src, record, "src")
+    raw, undefined = view.read()
     try:
-        out = np.broadcast_to(view.read(), shape)
+        out = np.broadcast_to(raw, shape)
     except ValueError:
         fail("R11", "broadcast_to: cannot broadcast %s to %s" % (list(view.shape), list(shape)))
     if shape[0] > 128:
         fail("R6", "broadcast_to: %d partitions exceed 128" % shape[0])
     record["n"] = int(np.prod(shape[1:]))
-    return result(record, out, shape, view.dtype, explicit_dtype=True)
+    return result(record, out, shape, view.dtype, explicit_dtype=True,
+                  undefined=undefined_union(shape, undefined))
 
 
 # -- nl-level math ------------------------------------------------------------------------
@@ -298,11 +307,11 @@ def _scalar_engine_only(name):
         record["func"] = name
         view = tile(x, record, "x")
         valid = mask_array(mask, view.shape)
-        from ._exec import values
+        x, undefined = values(view, valid)
         with np.errstate(all="ignore"):
-            out = _ops.NL_ONLY_UNARY[name](values(view, valid)).astype(np.float32)
+            out = _ops.NL_ONLY_UNARY[name](x).astype(np.float32)
         return result(record, out, view.shape, output_dtype(dtype, view.dtype, record),
-                      explicit_dtype=dtype is not None, valid=valid)
+                      explicit_dtype=dtype is not None, valid=valid, undefined=undefined)
     function.__name__ = function.__qualname__ = name
     _ops.register(function, name)
     return function
@@ -356,17 +365,20 @@ def where(condition, x, y, *, dtype=None, mask=None, **kwargs):
     cond = tile(condition, record, "condition")
     on_true = tile(x, record, "x")
     valid = mask_array(mask, cond.shape)
-    from ._exec import values
-    chosen = values(cond, valid) != 0
+    chosen, undefined_cond = values(cond, valid)
+    chosen = chosen != 0
+    undefined_false = None
     if _is_tile(y):
-        on_false = values(tile(y, record, "y"), valid)
+        on_false, undefined_false = values(tile(y, record, "y"), valid)
         out_dtype = dt.promote(on_true.dtype, as_view(y).dtype)
     else:
         on_false = np.float32(y)
         out_dtype = on_true.dtype
-    out = np.where(chosen, values(on_true, valid), on_false)
+    on_true_values, undefined_true = values(on_true, valid)
+    out = np.where(chosen, on_true_values, on_false)
+    undefined = undefined_union(cond.shape, undefined_cond, undefined_true, undefined_false)
     return result(record, out, cond.shape, output_dtype(dtype, out_dtype, record),
-                  explicit_dtype=dtype is not None, valid=valid)
+                  explicit_dtype=dtype is not None, valid=valid, undefined=undefined)
 
 
 del builtins
