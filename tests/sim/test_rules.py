@@ -1,4 +1,6 @@
 """Each rule: one kernel that passes just inside it, one that breaks it (and must name it)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -127,7 +129,7 @@ def test_r4_tensor_tensor_one_psum_passes():
     np.testing.assert_allclose(run(kernel, a), a.T @ a + a, rtol=1e-4, atol=1e-4)
 
 
-# -- R5: reading never-written on-chip memory -----------------------------------------------------
+# -- R5: values computed from never-written memory must not reach HBM -----------------------------
 def test_r5_read_uninitialised_fails():
     def kernel(a):
         out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
@@ -135,7 +137,8 @@ def test_r5_read_uninitialised_fails():
         t[:, 0:2] = nl.load(a[:, 0:2])
         nl.store(out, value=nl.exp(t))
         return out
-    expect_rule("R5", kernel, rand(128, 4))
+    error = expect_rule("R5", kernel, rand(128, 4))
+    assert "never-written elements of" in error.message
 
 
 def test_r5_read_after_full_write_passes():
@@ -148,6 +151,114 @@ def test_r5_read_after_full_write_passes():
         return out
     a = rand(128, 4)
     np.testing.assert_allclose(run(kernel, a), np.exp(a), rtol=1e-6)
+
+
+def masked_rows_kernel(store_mask):
+    """Rows >= M of the tile are never loaded; compute runs over the whole tile unmasked."""
+    def kernel(a):
+        m, n = a.shape
+        out = nl.ndarray((m, n), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p, i_f = nl.arange(128)[:, None], nl.arange(n)[None, :]
+        x = nl.load(a[i_p, i_f], mask=(i_p < m))
+        row_sum = nl.sum(x, axis=[1], keepdims=True)
+        y = nl.multiply(nl.exp(x), row_sum)
+        nl.store(out[i_p, i_f], value=y, mask=(i_p < m) if store_mask else None)
+        return out
+    return kernel
+
+
+def test_r5_unwritten_rows_computed_but_not_stored_pass():
+    a = rand(100, 8)
+    np.testing.assert_allclose(run(masked_rows_kernel(True), a),
+                               np.exp(a) * a.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_r5_unwritten_rows_reaching_a_store_fail():
+    # The store's unmasked index runs past the 100 rows of `out`, so store into a tile that
+    # fits instead: the poison must be what fails, not R20.
+    def kernel(a):
+        out = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p, i_f = nl.arange(128)[:, None], nl.arange(8)[None, :]
+        x = nl.load(a[i_p, i_f], mask=(i_p < 100))
+        nl.store(out, value=nl.multiply(nl.exp(x), 2.0))
+        return out
+    error = expect_rule("R5", kernel, rand(100, 8))
+    assert "(first at index (100, 0)" in error.message
+
+
+def test_r5_unwritten_contraction_rows_reach_every_matmul_output():
+    # Partitions 64..127 of the stationary tile are never written: every output of the
+    # matmul sums over them, so every stored element is undefined.
+    def kernel(s, mv):
+        out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+        st = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+        st[0:64, :] = nl.load(s[0:64, :])
+        acc = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
+        acc += nisa.nc_matmul(st, nl.load(mv))
+        nl.store(out, value=nl.copy(acc))
+        return out
+    error = expect_rule("R5", kernel, rand(128, 128), rand(128, 128, seed=1))
+    assert "(first at index (0, 0)" in error.message
+
+
+def test_r5_undefined_survives_later_psum_accumulation():
+    # The undefined first accumulation is not washed out by a defined second one.
+    def kernel(s, mv):
+        out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+        partial = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+        partial[0:64, :] = nl.load(s[0:64, :])
+        acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+        acc += nisa.nc_matmul(partial, nl.load(mv))
+        acc += nisa.nc_matmul(nl.load(s), nl.load(mv))
+        nl.store(out, value=nl.copy(acc))
+        return out
+    expect_rule("R5", kernel, rand(128, 128), rand(128, 128, seed=1))
+
+
+def test_r5_dma_copy_of_unwritten_sbuf_to_hbm_fails():
+    def kernel(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    expect_rule("R5", kernel, rand(128, 4))
+
+
+def test_r5_reduction_over_an_unwritten_column_fails():
+    def kernel(a):
+        out = nl.ndarray((128, 1), dtype=a.dtype, buffer=nl.shared_hbm)
+        t = nl.ndarray((128, 4), dtype=a.dtype, buffer=nl.sbuf)
+        t[:, 0:3] = nl.load(a[:, 0:3])
+        nl.store(out, value=nl.sum(t, axis=[1], keepdims=True))
+        return out
+    expect_rule("R5", kernel, rand(128, 4))
+
+
+# -- masks on [P, 1] operands: a masked instruction reads only the partitions it touches ---------
+def column_operand_kernel(masked):
+    """x * c for a [128, 4] tile and a [64, 1] column read through a 128-partition index:
+    partitions 64..127 of the column are out of bounds unless the mask excludes them."""
+    def kernel(a, c):
+        out = nl.ndarray((64, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p, i_f, i_0 = nl.arange(128)[:, None], nl.arange(4)[None, :], nl.arange(1)[None, :]
+        valid = (i_p < 64) if masked else None
+        x = nl.load(a[i_p, i_f], mask=valid)
+        column = nl.load(c)
+        y = nl.multiply(x, column[i_p, i_0], mask=valid)
+        z = nisa.activation(op=nl.exp, data=x, bias=column[i_p, i_0], scale=1.0, mask=valid)
+        nl.store(out[i_p, i_f], value=nl.add(y, z, mask=valid), mask=valid)
+        return out
+    return kernel
+
+
+def test_masked_column_operand_reads_only_masked_partitions():
+    a, c = rand(64, 4), rand(64, 1, seed=1)
+    np.testing.assert_allclose(run(column_operand_kernel(True), a, c), a * c + np.exp(a + c),
+                               rtol=1e-5)
+
+
+def test_unmasked_column_operand_out_of_bounds_fails():
+    expect_rule("R20", column_operand_kernel(False), rand(64, 4), rand(64, 1, seed=1))
 
 
 # -- R6: partitions <= 128 -------------------------------------------------------------------------
@@ -427,6 +538,48 @@ def test_r14_bitvec_on_int_passes():
     assert np.array_equal(run(kernel, a), a & 6)
 
 
+# -- R15: activation input ranges (a warning: the hardware returns invalid results) --------------------
+def activation_kernel(function):
+    def kernel(a):
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=function(nl.load(a)))
+        return out
+    return kernel
+
+
+@pytest.mark.parametrize("function, bad", [(nl.log, -1.0), (nl.sqrt, 0.0), (nl.rsqrt, -4.0),
+                                           (nl.reciprocal, 0.0), (nl.log, 2.0 ** 70)])
+def test_r15_activation_input_outside_range_warns(function, bad):
+    a = np.abs(rand(128, 4)) + 0.5
+    a[3, 2] = bad
+    with pytest.warns(UserWarning, match=r"R15: .*activation %s: 1 inputs outside"
+                      % function.__name__):
+        run(activation_kernel(function), a)
+
+
+def test_r15_activation_input_inside_range_is_silent():
+    a = np.abs(rand(128, 4)) + 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for function in (nl.log, nl.sqrt, nl.rsqrt, nl.reciprocal):
+            run(activation_kernel(function), a)
+        run(activation_kernel(nl.reciprocal), -a)
+
+
+def test_r15_masked_out_inputs_are_not_checked():
+    def kernel(a):
+        out = nl.ndarray((64, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p, i_f = nl.arange(128)[:, None], nl.arange(4)[None, :]
+        x = nl.load(a[i_p, i_f])
+        nl.store(out[i_p, i_f], value=nl.log(x, mask=(i_p < 64)), mask=(i_p < 64))
+        return out
+    a = np.abs(rand(128, 4)) + 0.5
+    a[100:, :] = -1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(run(kernel, a), np.log(a[:64]), rtol=1e-6)
+
+
 # -- R16: partition start offsets -------------------------------------------------------------------------
 def partition_window_kernel(start, size):
     def kernel(a):
@@ -446,7 +599,25 @@ def test_r16_aligned_partition_start_passes():
     np.testing.assert_allclose(run(partition_window_kernel(64, 64), a), np.exp(a[64:]), rtol=1e-6)
 
 
-# -- R18 / R19: indexing styles and masks ----------------------------------------------------------------
+# -- R17 / R18 / R19: indexing styles and masks ---------------------------------------------------------
+def strided_kernel(step):
+    def kernel(a):
+        out = nl.ndarray((128, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        x = nl.load(a)
+        nl.store(out, value=nl.copy(x[:, ::step] if step > 0 else x[:, 7::step]))
+        return out
+    return kernel
+
+
+def test_r17_positive_slice_step_passes():
+    a = rand(128, 8)
+    assert np.array_equal(run(strided_kernel(2), a), a[:, ::2])
+
+
+def test_r17_negative_slice_step_fails():
+    expect_rule("R17", strided_kernel(-2), rand(128, 8))
+
+
 def test_r18_mixed_indexing_fails():
     def kernel(a):
         x = nl.load(a[nl.arange(128)[:, None], 0:4])
@@ -454,11 +625,37 @@ def test_r18_mixed_indexing_fails():
     expect_rule("R18", kernel, rand(128, 4))
 
 
+def test_r18_advanced_and_basic_indexing_each_pass():
+    def kernel(a):
+        out = nl.ndarray((128, 4), dtype=a.dtype, buffer=nl.shared_hbm)
+        i_p, i_f = nl.arange(128)[:, None], nl.arange(2)[None, :]
+        nl.store(out[i_p, i_f], value=nl.load(a[i_p, i_f]))
+        nl.store(out[:, 2:4], value=nl.load(a[:, nl.ds(2, 2)]))
+        return out
+    a = rand(128, 4)
+    assert np.array_equal(run(kernel, a), a)
+
+
 def test_r19_mask_must_be_a_comparison():
     def kernel(a):
         x = nl.load(a, mask=True)
         return a
     expect_rule("R19", kernel, rand(128, 4))
+
+
+def test_r19_mask_of_comparisons_joined_with_and_passes():
+    def kernel(a):
+        out = nl.ndarray((128, 8), dtype=a.dtype, buffer=nl.shared_hbm)
+        g = nl.mgrid[0:128, 0:8]
+        inside = (g.p < 100) & (g.x >= 2)
+        x = nl.load(a[g.p, g.x])
+        nl.store(out[g.p, g.x], value=nl.zeros((128, 8), dtype=a.dtype))
+        nl.store(out[g.p, g.x], value=nl.exp(x, mask=inside), mask=inside)
+        return out
+    a = rand(128, 8)
+    expected = np.zeros_like(a)
+    expected[:100, 2:] = np.exp(a[:100, 2:])
+    np.testing.assert_allclose(run(kernel, a), expected, rtol=1e-6)
 
 
 # -- R20: out-of-bounds HBM access; masks make it legal ----------------------------------------------------
@@ -547,6 +744,35 @@ def test_r22_sequential_range_allows_dependence():
         return out
     a = rand(128, 4)
     np.testing.assert_allclose(run(kernel, a), np.cumsum(a, axis=1), rtol=1e-5, atol=1e-6)
+
+
+def psum_reorder_kernel(carried):
+    """Six K tiles accumulated into PSUM inside an affine_range; with `carried`, each
+    iteration also adds a tile an earlier iteration wrote (a real dependence)."""
+    def kernel(s, mv):
+        out = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+        acc = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.psum)
+        carry = nl.zeros((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+        for k in nl.affine_range(6):
+            x = nl.load(s[k * 128:(k + 1) * 128, :])
+            acc += nisa.nc_matmul(x, nl.load(mv[k * 128:(k + 1) * 128, :]))
+            if carried:
+                carry[...] = nl.add(nl.multiply(carry, 0.5), x)
+        nl.store(out, value=nl.add(nl.copy(acc), carry))
+        return out
+    return kernel
+
+
+def test_r22_psum_reorder_tolerance_is_relative():
+    # Outputs of size ~2e3 reassociated over 6 accumulations move by more than any fixed
+    # absolute tolerance near zero; relative to the largest output they are still identical.
+    s, mv = rand(768, 128) * 10, rand(768, 128, seed=1) * 10
+    np.testing.assert_allclose(run(psum_reorder_kernel(False), s, mv), s.T @ mv,
+                               rtol=1e-4, atol=1e-1)
+
+
+def test_r22_dependence_beside_psum_accumulation_fails():
+    expect_rule("R22", psum_reorder_kernel(True), rand(768, 128), rand(768, 128, seed=1))
 
 
 def test_r22_psum_accumulation_is_not_a_dependence():
