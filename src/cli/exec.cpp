@@ -172,11 +172,12 @@ int exec(const Word& command, const ParsedArgs& args) {
   tune::RunResult ran;
   if (nki) {
     std::vector<std::vector<int64_t>> in_shapes, out_shapes;
-    for (const Port& p : ins) in_shapes.push_back(p.shape);
+    std::vector<std::string> dtypes;
+    for (const Port& p : ins) in_shapes.push_back(p.shape), dtypes.push_back(p.dtype);
     for (const Port& p : outs) out_shapes.push_back(p.shape);
     char work[] = "/tmp/axon-exec-XXXXXX";
     if (!mkdtemp(work)) throw UserError(dir.loc, std::string("cannot create a temporary folder: ") + std::strerror(errno));
-    ran = targets::run_nki((folder / "kernel.py").string(), listed.json.at("kernel"), in_shapes, request.inputs,
+    ran = targets::run_nki((folder / "kernel.py").string(), listed.json.at("kernel"), in_shapes, dtypes, request.inputs,
                            out_shapes, limits.wall_seconds, work);
     std::error_code ec;
     std::filesystem::remove_all(work, ec);

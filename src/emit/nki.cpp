@@ -171,7 +171,12 @@ class NkiEmitter {
   NkiKernel run() {
     NkiKernel k;
     k.entry = fn_.name;
-    for (int b : plan_.inputs) k.input_names.push_back(buffer_name(b));
+    for (int b : plan_.inputs) {
+      k.input_names.push_back(buffer_name(b));
+      const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(b));
+      ir::DType t = fn_.params.at(static_cast<size_t>(buf.param)).type.dtype;
+      k.input_dtypes.push_back(t == ir::DType::BF16 ? "bf16" : t == ir::DType::F16 ? "f16" : "f32");
+    }
     // Which stages run as one row group, and which scratch buffers then stay on chip.
     std::vector<bool> fusable(plan_.stages.size(), false);
     if (options_.fuse_rows)
@@ -189,7 +194,7 @@ class NkiEmitter {
         i = g.last;
         continue;
       }
-      if (is_contraction(plan_.stages[i]))
+      if (tensor_shape(plan_.stages[i]))
         contraction(i);
       else
         rows(i, i);
@@ -250,6 +255,7 @@ class NkiEmitter {
   std::map<std::pair<int, std::string>, std::string> view_names_;
   std::set<int> on_chip_;                 // scratch buffers a row group keeps in SBUF
   std::map<int, std::string> tile_of_;    // on-chip buffer -> its tile variable in the current block
+  std::map<std::pair<Access, std::string>, std::string> loaded_;  // loads of the current block, reused
   std::string tilings_;
   int next_ = 0, next_loop_ = 0;
 
@@ -405,9 +411,17 @@ class NkiEmitter {
       const hw::Operand& o = t.instr->operands[i];
       const Value& v = args[i];
       if (v.constant && !o.immediate) {
-        bool column = o.type.rank() == 2 && o.type.shape[1] == ir::Size(1);
-        fill[o.name] = "nl.full((" + std::to_string(blk.P) + ", " + std::to_string(column ? 1 : blk.F) + "), " +
-                       number(*v.constant) + ", dtype=nl.float32)";
+        // A constant tile of the operand's shape at this instance's sizes.
+        ir::Dims at{{"P", blk.P}, {"F", blk.F}};
+        std::string shape;
+        for (const ir::Size& d : o.type.shape) {
+          std::optional<int64_t> n = d.constant();
+          std::vector<std::string> names = d.names();
+          if (!n && names.size() == 1 && t.sizes.count(names[0])) n = t.sizes.at(names[0]).evaluate(at);
+          if (!n) fail("a constant operand of " + t.instr->name + " whose size is unknown");
+          shape += (shape.empty() ? "" : ", ") + std::to_string(*n);
+        }
+        fill[o.name] = "nl.full((" + shape + "), " + number(*v.constant) + ", dtype=nl.float32)";
         count("vector", blk.trips);  // the memset that makes it
       } else {
         fill[o.name] = v.text;
@@ -483,6 +497,9 @@ class NkiEmitter {
       return Value{it->second, std::nullopt, !moves_f};
     }
     int64_t p = moves_p ? blk.P : 1, f = moves_f ? blk.F : 1;
+    std::string index = hbm_index(a, blk);
+    auto key = std::make_pair(a, index + (broadcast_free ? "/F" : ""));
+    if (auto it = loaded_.find(key); it != loaded_.end()) return Value{it->second, std::nullopt, !moves_f && !broadcast_free};
     std::string name = dma_load(a, blk, p, f).text;
     bool column = !moves_f && !broadcast_free;
     if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1)) {
@@ -491,6 +508,7 @@ class NkiEmitter {
                  std::to_string(column ? 1 : blk.F) + "))");
       name = b;
     }
+    loaded_[key] = name;
     return Value{name, std::nullopt, column};
   }
 
@@ -500,8 +518,17 @@ class NkiEmitter {
                                            tile_ranges());
     Block sized = blk;
     sized.P = p, sized.F = f;
-    counts_.hbm_read_bytes += blk.trips * static_cast<double>(p * f * 4);
-    return assign(require(spec).tree, {Value{hbm_index(a, blk), std::nullopt, false}}, sized);
+    const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(a.buffer));
+    ir::DType dtype = buf.kind == tile::Buffer::Kind::Input ? fn_.params.at(static_cast<size_t>(buf.param)).type.dtype
+                                                            : ir::DType::F32;
+    counts_.hbm_read_bytes += blk.trips * static_cast<double>(p * f * (dtype == ir::DType::F32 ? 4 : 2));
+    Value v = render(require(spec).tree, {Value{hbm_index(a, blk), std::nullopt, false}}, sized);
+    // A bf16 or f16 parameter is that type in HBM: the DMA widens it to f32.
+    if (dtype != ir::DType::F32 && !v.text.empty() && v.text.back() == ')')
+      v.text.insert(v.text.size() - 1, ", dtype=nl.float32");
+    std::string name = fresh();
+    body_.line(name + " = " + v.text);
+    return Value{name, std::nullopt, false};
   }
 
   void store(const Access& out, const Value& v, const Block& blk, int64_t f) {
@@ -668,12 +695,9 @@ class NkiEmitter {
     int D = static_cast<int>(lead.extents.size());
     int f = free_loop(lead);
     int p = partition_loop(lead, f);
-    for (int d = 0; d < D; ++d)
-      if (lead.reduced[static_cast<size_t>(d)] && d != f)
-        fail("folding along more than one dimension of a stage is not built yet (" + lead.what + ")");
     std::vector<Level> levels;
     for (int d = 0; d < D; ++d)
-      if (d != f && d != p) levels.push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
+      if (d != f && d != p && !lead.reduced[static_cast<size_t>(d)]) levels.push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
     if (p >= 0)
       levels.push_back({p, lead.extents[static_cast<size_t>(p)],
                         std::min(limits_.partitions, lead.extents[static_cast<size_t>(p)]), Axis::Partition});
@@ -692,14 +716,36 @@ class NkiEmitter {
       body_.line("zp = nl.arange(1)[:, None]");
       body_.line("zf = nl.arange(1)[None, :]");
       tile_of_.clear();
+      loaded_.clear();
       for (size_t i = first; i <= last; ++i) row_stage(plan_.stages[i], b, f, p);
       tile_of_.clear();
+      loaded_.clear();
     });
   }
 
-  void row_stage(const Stage& s, const Block& blk, int f, int p) {
+  void row_stage(const Stage& s, const Block& outer, int f, int p) {
     bool folded = f >= 0 && s.reduced[static_cast<size_t>(f)];
     bool scanned = f >= 0 && s.scan_dim == f;
+    // Folds along loops other than the free one run as sequential loops
+    // around the tile's own fold, combined into a [P, 1] accumulator.
+    Block blk = outer;
+    std::string acc;
+    int opened = 0;
+    std::string combine_fn = s.combine == Combine::Sum ? "sum" : s.combine == Combine::Max ? "max" : "min";
+    for (size_t d = 0; d < s.extents.size(); ++d) {
+      if (!s.reduced[d] || static_cast<int>(d) == f) continue;
+      if (acc.empty()) {
+        acc = fresh("acc");
+        std::string init = s.combine == Combine::Sum ? "0.0" : s.combine == Combine::Max ? "-np.inf" : "np.inf";
+        body_.line(acc + " = nl.full((" + std::to_string(blk.P) + ", 1), " + init + ", dtype=nl.float32)");
+        count("vector", blk.trips);
+      }
+      std::string v = "r" + std::to_string(next_loop_++);
+      body_.line("for " + v + " in nl.sequential_range(" + std::to_string(s.extents[d]) + "):");
+      ++body_.depth, ++opened;
+      blk.axes[d] = Axis{Axis::Scalar, v};
+      blk.trips *= static_cast<double>(s.extents[d]);
+    }
     ir::Graph g;
     std::vector<ir::NodeRef> nodes;
     std::vector<Value> tiles;
@@ -724,9 +770,8 @@ class NkiEmitter {
       column = false;
     }
     if (folded) {
-      std::string fn = s.combine == Combine::Sum ? "sum" : s.combine == Combine::Max ? "max" : "min";
       isa::Spec spec = isa::spec_from_source("reduce along the free dimension",
-                                             "def h(x: 'f32[P, F]'):\n    return np." + fn + "(x, axis=1, keepdims=True)",
+                                             "def h(x: 'f32[P, F]'):\n    return np." + combine_fn + "(x, axis=1, keepdims=True)",
                                              {"sbuf"}, "sbuf", tile_ranges());
       v = assign(require(spec).tree, {v}, blk);
       v.column = column = true;
@@ -736,6 +781,18 @@ class NkiEmitter {
                                              "sbuf", tile_ranges());
       v = assign(require(spec).tree, {v}, blk);
     }
+    if (!acc.empty()) {
+      std::string op = s.combine == Combine::Sum ? "a + b" : "np." + std::string(s.combine == Combine::Max ? "maximum" : "minimum") + "(a, b)";
+      isa::Spec spec = isa::spec_from_source("combine partial folds", "def h(a: 'f32[P, 1]', b: 'f32[P, 1]'):\n    return " + op,
+                                             {"sbuf", "sbuf"}, "sbuf", tile_ranges());
+      if (v.constant) fail("a constant fold");
+      body_.line(acc + "[...] = " + render(require(spec).tree, {Value{acc, std::nullopt, true}, v}, blk).text);
+      body_.depth -= opened;
+      v = Value{acc, std::nullopt, true};
+      column = true;
+      loaded_.clear();
+    }
+    blk = outer;
     if (s.epilogue) {
       ir::Graph eg;
       std::vector<ir::NodeRef> enodes;
@@ -763,25 +820,30 @@ class NkiEmitter {
   // operands, the stationary A with M <= 128 columns, the moving B with
   // N <= 512, accumulated over K tiles in one PSUM bank, then copied to SBUF
   // (with the epilogue, if any) and stored.
-  void contraction(size_t index) {
-    const Stage& s = plan_.stages[index];
+  // How a contraction maps onto the Tensor engine: its contracted loop k,
+  // the output's loops m (stationary free) and n (moving free), and its body
+  // as the product of a side that does not move along n and one that does not
+  // move along m. Nullopt when it does not (it then runs as a row stage).
+  struct TensorShape {
+    int k = -1, m = -1, n = -1;
+    ir::NodeRef sa = nullptr, sb = nullptr;
+    std::set<int> la, lb;
+  };
+  static std::optional<TensorShape> tensor_shape(const Stage& s) {
+    if (!is_contraction(s)) return std::nullopt;
     int D = static_cast<int>(s.extents.size());
     std::vector<int> kept, folded;
     for (int d = 0; d < D; ++d) (s.reduced[static_cast<size_t>(d)] ? folded : kept).push_back(d);
-    if (folded.size() != 1) fail("contractions over more than one index are not built yet (" + s.what + ")");
-    int k = folded[0];
-    // n: the last kept loop the output moves along; m: the one before it.
-    int n = -1, m = -1;
+    if (folded.size() != 1 || !s.body || s.body->op() != ir::Op::Mul) return std::nullopt;
+    TensorShape t;
+    t.k = folded[0];
     for (auto it = kept.rbegin(); it != kept.rend(); ++it)
       if (s.out.strides[static_cast<size_t>(*it)] != 0) {
-        if (n < 0)
-          n = *it;
-        else if (m < 0)
-          m = *it;
+        if (t.n < 0)
+          t.n = *it;
+        else if (t.m < 0)
+          t.m = *it;
       }
-    // The body as a product of a side that does not move along n (stationary)
-    // and one that does not move along m (moving).
-    ir::NodeRef body = s.body;
     auto leaves_of = [&](ir::NodeRef r) {
       std::set<int> out;
       std::function<void(ir::NodeRef)> walk = [&](ir::NodeRef x) {
@@ -797,11 +859,25 @@ class NkiEmitter {
         if (s.leaves[static_cast<size_t>(i)].strides[static_cast<size_t>(d)] != 0) return true;
       return false;
     };
-    if (body->op() != ir::Op::Mul) fail("a contraction whose body is not a product (" + s.what + ")");
-    ir::NodeRef sa = body->inputs()[0], sb = body->inputs()[1];
-    std::set<int> la = leaves_of(sa), lb = leaves_of(sb);
-    if (moves(la, n) || moves(lb, m)) std::swap(sa, sb), std::swap(la, lb);
-    if (moves(la, n) || moves(lb, m)) fail("a contraction operand moves along both output dimensions (" + s.what + ")");
+    t.sa = s.body->inputs()[0], t.sb = s.body->inputs()[1];
+    t.la = leaves_of(t.sa), t.lb = leaves_of(t.sb);
+    if (moves(t.la, t.n) || moves(t.lb, t.m)) std::swap(t.sa, t.sb), std::swap(t.la, t.lb);
+    if (moves(t.la, t.n) || moves(t.lb, t.m)) return std::nullopt;
+    // The contracted loop must move both sides (else it is a plain sum).
+    if (!moves(t.la, t.k) || !moves(t.lb, t.k)) return std::nullopt;
+    return t;
+  }
+
+  void contraction(size_t index) {
+    const Stage& s = plan_.stages[index];
+    int D = static_cast<int>(s.extents.size());
+    TensorShape shape = *tensor_shape(s);
+    int k = shape.k, m = shape.m, n = shape.n;
+    ir::NodeRef sa = shape.sa, sb = shape.sb;
+    const std::set<int>&la = shape.la, &lb = shape.lb;
+    std::vector<int> kept;
+    for (int d = 0; d < D; ++d)
+      if (!s.reduced[static_cast<size_t>(d)]) kept.push_back(d);
     int64_t M = m >= 0 ? s.extents[static_cast<size_t>(m)] : 1;
     int64_t N = n >= 0 ? s.extents[static_cast<size_t>(n)] : 1;
     int64_t K = s.extents[static_cast<size_t>(k)];

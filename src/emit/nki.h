@@ -42,7 +42,8 @@ struct NkiCounts {
 
 struct NkiKernel {
   std::string entry;   // the kernel function's name in the source
-  std::vector<std::string> input_names;  // its parameters, in order
+  std::vector<std::string> input_names;   // its parameters, in order
+  std::vector<std::string> input_dtypes;  // their HBM types: "f32", "bf16", "f16"
   std::string source;  // kernel.py
   NkiCounts counts;
   std::vector<fuse::RowGroup> groups;  // the row groups that run fused

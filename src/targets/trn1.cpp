@@ -58,16 +58,17 @@ class NkiKernel : public search::TargetKernel {
     j["target"] = "trn1";
     j["kernel"] = k_.entry;
     j["file"] = "kernel.py";
-    auto ports = [](const std::vector<std::string>& names, const std::vector<std::vector<int64_t>>& shapes) {
+    auto ports = [](const std::vector<std::string>& names, const std::vector<std::string>& dtypes,
+                    const std::vector<std::vector<int64_t>>& shapes) {
       nlohmann::json list = nlohmann::json::array();
       for (size_t i = 0; i < shapes.size(); ++i)
-        list.push_back({{"name", names[i]}, {"dtype", "f32"}, {"shape", shapes[i]}});
+        list.push_back({{"name", names[i]}, {"dtype", dtypes[i]}, {"shape", shapes[i]}});
       return list;
     };
-    j["inputs"] = ports(k_.input_names, inputs_);
+    j["inputs"] = ports(k_.input_names, k_.input_dtypes, inputs_);
     std::vector<std::string> outs;
     for (size_t i = 0; i < outputs_.size(); ++i) outs.push_back("out" + std::to_string(i));
-    j["outputs"] = ports(outs, outputs_);
+    j["outputs"] = ports(outs, std::vector<std::string>(outs.size(), "f32"), outputs_);
     return j.dump(2) + "\n";
   }
   // No timing model yet: the score is the busiest engine's instruction count
@@ -153,8 +154,8 @@ class Trn1Target : public search::Target {
                       const search::RunSpec& spec) override {
     const auto& k = dynamic_cast<const NkiKernel&>(kernel);
     std::string dir = (fs::path(artifact.path).parent_path() / ("run-" + std::to_string(runs_++))).string();
-    tune::RunResult r = run_nki(artifact.path, artifact.symbol, k.input_shapes(), *spec.inputs, k.output_shapes(),
-                                spec.timeout_s, dir);
+    tune::RunResult r = run_nki(artifact.path, artifact.symbol, k.input_shapes(), k.nki().input_dtypes, *spec.inputs,
+                                k.output_shapes(), spec.timeout_s, dir);
     if (r.status != tune::RunResult::Status::Ok) return r;
     r.seconds = {k.estimate().seconds};
     return r;
@@ -169,7 +170,7 @@ class Trn1Target : public search::Target {
 }  // namespace
 
 tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
-                        const std::vector<std::vector<int64_t>>& input_shapes,
+                        const std::vector<std::vector<int64_t>>& input_shapes, const std::vector<std::string>& dtypes,
                         const std::vector<std::vector<float>>& inputs,
                         const std::vector<std::vector<int64_t>>& output_shapes, double timeout_s,
                         const std::string& work_dir) {
@@ -178,7 +179,8 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
   fs::path dir(work_dir);
   try {
     fs::create_directories(dir);
-    std::string ins, outs;
+    std::string ins, outs, types;
+    for (size_t i = 0; i < dtypes.size(); ++i) types += (i ? "," : "") + dtypes[i];
     for (size_t i = 0; i < input_shapes.size(); ++i) {
       eval::Tensor t;
       t.shape = input_shapes[i];
@@ -193,6 +195,7 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
     std::vector<std::string> argv{nki_sim_python(), runner_script(), "--kernel", kernel_py, "--entry", entry,
                                   "--inputs",       ins,             "--outputs", outs,     "--stats",
                                   (dir / "stats.json").string()};
+    if (!types.empty()) argv.insert(argv.end(), {"--dtypes", types});
     int status = run_limited(argv, log, timeout_s);
     if (status != 0) {
       r.status = status < 0 ? tune::RunResult::Status::TimedOut : tune::RunResult::Status::Failed;

@@ -22,10 +22,11 @@ std::string nki_sim_python();
 
 /// Runs the NKI kernel `entry` of the file `kernel_py` under the simulator in
 /// a child process limited to `timeout_s`, on float32 `inputs` of the given
-/// shapes; files go to `work_dir` (created). The outputs, or why not; the
+/// shapes, each passed to the kernel as its `dtypes` entry ("f32", "bf16",
+/// "f16"; rounded to nearest); files go to `work_dir` (created). The outputs, or why not; the
 /// "seconds" of an Ok result are left empty. Never throws.
 tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
-                        const std::vector<std::vector<int64_t>>& input_shapes,
+                        const std::vector<std::vector<int64_t>>& input_shapes, const std::vector<std::string>& dtypes,
                         const std::vector<std::vector<float>>& inputs,
                         const std::vector<std::vector<int64_t>>& output_shapes, double timeout_s,
                         const std::string& work_dir);
