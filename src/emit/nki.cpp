@@ -182,6 +182,16 @@ class NkiEmitter {
     if (options_.fuse_rows)
       for (size_t i = 0; i < plan_.stages.size(); ++i) fusable[i] = row_fusable(plan_.stages[i]);
     std::vector<fuse::RowGroup> groups = options_.fuse_rows ? fuse::row_groups(plan_, fusable) : std::vector<fuse::RowGroup>{};
+    // The emitter's own condition: every member is the shared rows and one
+    // free loop, the partition loop the innermost shared one.
+    std::erase_if(groups, [&](const fuse::RowGroup& g) {
+      for (size_t i = g.first; i <= g.last; ++i) {
+        const Stage& s = plan_.stages[i];
+        int D = static_cast<int>(s.extents.size());
+        if (g.shared < 1 || D != g.shared + 1 || free_loop(s) != D - 1 || partition_loop(s, D - 1) != D - 2) return true;
+      }
+      return false;
+    });
     for (const fuse::RowGroup& g : groups) on_chip_buffers(g);
     k.groups = groups;
 
@@ -286,6 +296,34 @@ class NkiEmitter {
   // one the access does not move along), so the indexed value is a
   // [P or 1, F or 1] tile.
   std::string hbm_index(const Access& a, const Block& blk) {
+    try {
+      return view_index(a, blk);
+    } catch (const UserError&) {
+      return flat_index(a, blk);
+    }
+  }
+
+  // Any affine access (a diagonal, overlapping windows) as one index
+  // expression into the buffer viewed flat.
+  std::string flat_index(const Access& a, const Block& blk) {
+    const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(a.buffer));
+    std::string view = view_name(a.buffer, {buf.elements()});
+    std::string ix = std::to_string(a.offset);
+    bool has_p = false, has_f = false;
+    for (size_t d = 0; d < a.strides.size(); ++d) {
+      if (a.strides[d] == 0) continue;
+      const Axis& ax = blk.axes[d];
+      std::string along = ax.role == Axis::Partition ? plus(ax.start, blk.pvar) : ax.role == Axis::Free ? plus(ax.start, blk.fvar) : ax.start;
+      has_p |= ax.role == Axis::Partition;
+      has_f |= ax.role == Axis::Free;
+      ix += " + " + std::to_string(a.strides[d]) + " * (" + along + ")";
+    }
+    if (!has_p) ix += " + 0 * zp";
+    if (!has_f) ix += " + 0 * zf";
+    return view + "[" + ix + "]";
+  }
+
+  std::string view_index(const Access& a, const Block& blk) {
     const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(a.buffer));
     int64_t total = buf.elements();
     struct Dim {
@@ -498,7 +536,7 @@ class NkiEmitter {
     }
     int64_t p = moves_p ? blk.P : 1, f = moves_f ? blk.F : 1;
     std::string index = hbm_index(a, blk);
-    auto key = std::make_pair(a, index + (broadcast_free ? "/F" : ""));
+    auto key = std::make_pair(a, index + "/" + std::to_string(blk.P) + "x" + std::to_string(blk.F) + (broadcast_free ? "/F" : ""));
     if (auto it = loaded_.find(key); it != loaded_.end()) return Value{it->second, std::nullopt, !moves_f && !broadcast_free};
     std::string name = dma_load(a, blk, p, f).text;
     bool column = !moves_f && !broadcast_free;
@@ -703,7 +741,8 @@ class NkiEmitter {
                         std::min(limits_.partitions, lead.extents[static_cast<size_t>(p)]), Axis::Partition});
     int64_t F = f >= 0 ? free_tile(lead, f) : 1;
     for (size_t i = first + 1; i <= last; ++i) F = std::min(F, free_tile(plan_.stages[i], f));
-    if (f >= 0) levels.push_back({f, lead.extents[static_cast<size_t>(f)], F, Axis::Free});
+    bool group = first != last;
+    if (f >= 0 && !group) levels.push_back({f, lead.extents[static_cast<size_t>(f)], F, Axis::Free});
     body_.line("# " + std::string(first == last ? "stage " + std::to_string(first) + ": " + lead.what
                                                  : "stages " + std::to_string(first) + "-" + std::to_string(last) +
                                                        " as one row group, intermediates in SBUF"));
@@ -717,7 +756,18 @@ class NkiEmitter {
       body_.line("zf = nl.arange(1)[None, :]");
       tile_of_.clear();
       loaded_.clear();
-      for (size_t i = first; i <= last; ++i) row_stage(plan_.stages[i], b, f, p);
+      for (size_t i = first; i <= last; ++i) {
+        if (!group) {
+          row_stage(plan_.stages[i], b, f, p);
+          continue;
+        }
+        // A member of a row group takes its whole row along the free axis.
+        Block mb = b;
+        mb.F = plan_.stages[i].extents[static_cast<size_t>(f)];
+        mb.axes[static_cast<size_t>(f)] = Axis{Axis::Free, "0"};
+        body_.line("jf = nl.arange(" + std::to_string(mb.F) + ")[None, :]");
+        row_stage(plan_.stages[i], mb, f, p);
+      }
       tile_of_.clear();
       loaded_.clear();
     });
