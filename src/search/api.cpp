@@ -217,8 +217,11 @@ std::optional<OptimizeSummary> answer_from_cache(tune::Cache& cache, const tune:
 std::string details_text(const SearchResult& r, const std::string& out) {
   const Candidate& best = *r.best;
   std::ostringstream t;
-  t << "\nkernel: " << best.name << ", median " << ms_text(best.seconds) << " ms (timed calls "
-    << ms_text(best.seconds_min) << " to " << ms_text(best.seconds_max) << " ms)\n";
+  if (r.scoring.empty())
+    t << "\nkernel: " << best.name << ", median " << ms_text(best.seconds) << " ms (timed calls "
+      << ms_text(best.seconds_min) << " to " << ms_text(best.seconds_max) << " ms)\n";
+  else
+    t << "\nkernel: " << best.name << ", " << score_text(r, best.seconds) << "\nchosen by " << r.scoring << "\n";
   if (r.numpy.measured)
     t << "NumPy, same file and inputs: median " << ms_text(r.numpy.median) << " ms: the kernel is "
       << std::setprecision(3) << r.numpy.median / best.seconds << "x faster\n";
@@ -232,7 +235,7 @@ std::string details_text(const SearchResult& r, const std::string& out) {
     std::istringstream lines(ir::print_numpy(best.fn));
     for (std::string line; std::getline(lines, line);) t << "    " << line << "\n";
   }
-  t << "code: " << out << "/kernel.cpp; the proofs and every candidate: " << out << "/report.md\n\n";
+  t << "code: " << out << "/" << r.code_file << "; the proofs and every candidate: " << out << "/report.md\n\n";
   return t.str();
 }
 
@@ -414,8 +417,13 @@ OptimizeSummary optimize_program(const ir::Program& program, const ir::Dims& dim
   summary.numpy_seconds = r.numpy.measured ? r.numpy.median : 0;
   summary.cache_path = cache ? cache->path() : "";
   std::ostringstream line;
-  line << "chose " << r.best->name << ": median " << ms_text(r.best->seconds) << " ms (" << ms_text(r.best->seconds_min)
-       << " to " << ms_text(r.best->seconds_max) << ")" << speedup_text(summary.numpy_seconds, r.best->seconds)
+  line << "chose " << r.best->name << ": ";
+  if (r.scoring.empty())
+    line << "median " << ms_text(r.best->seconds) << " ms (" << ms_text(r.best->seconds_min) << " to "
+         << ms_text(r.best->seconds_max) << ")" << speedup_text(summary.numpy_seconds, r.best->seconds);
+  else
+    line << score_text(r, r.best->seconds);
+  line
        << "; wrote " << request.out << "/{" << file_list(written) << "} (" << std::setprecision(3) << r.phases.total
        << " s, " << target->synthesizer().candidates_proved() << " lowerings proved)\n";
   summary.line = line.str();

@@ -135,6 +135,9 @@ class Search::Impl {
     result_.options = options;
     result_.cache_state = cache ? "miss" : "off";
     result_.synth = &target.synthesizer();
+    result_.scoring = target.scoring();
+    for (const std::string& f : target.printed_files())
+      if (f.size() > 3 && f.substr(f.size() - 3) == ".py") result_.code_file = f;
   }
 
   // The pipeline: one line per stage.
@@ -344,7 +347,7 @@ class Search::Impl {
       if (best) progress_.best_seconds = best->seconds, progress_.best_name = best->name;
       progress_.elapsed = seconds_since(t0_);
       observer_.progress(progress_, true);
-      observer_.candidate(c.name, c.valid() ? "valid, median " + ms(c.seconds) + " ms" : c.status);
+      observer_.candidate(c.name, c.valid() ? "valid, " + score_text(result_, c.seconds) : c.status);
     }
     observer_.done();
   }
@@ -396,6 +399,10 @@ class Search::Impl {
   void time_numpy_baseline() {
     if (!options_.time_numpy) {
       result_.numpy.why_not = "not asked for";
+      return;
+    }
+    if (!result_.scoring.empty()) {
+      result_.numpy.why_not = "the kernel has no time to compare with (" + result_.target->name + " has no timing model)";
       return;
     }
     result_.numpy = time_numpy(*result_.program, reference_.inputs, reference_.shapes, work_, 60);

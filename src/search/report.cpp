@@ -61,6 +61,11 @@ std::string phases_text(const PhaseTimes& t) {
 
 }  // namespace
 
+std::string score_text(const SearchResult& r, double seconds) {
+  if (r.scoring.empty()) return "median " + ms(seconds) + " ms";
+  return std::to_string(static_cast<int64_t>(seconds)) + " instructions on its busiest engine";
+}
+
 std::string dims_text(const ir::Dims& dims) {
   std::string t;
   for (const auto& [name, value] : dims) t += (t.empty() ? "" : ",") + name + "=" + std::to_string(value);
@@ -106,6 +111,12 @@ std::string error_fraction(const Candidate& c) {
 std::string result_text(const SearchResult& r) {
   const Candidate& best = *r.best;
   std::ostringstream t;
+  if (!r.scoring.empty()) {
+    t << "- chosen: " << best.name << " (tilings " << best.kernel->tilings() << "): " << score_text(r, best.seconds)
+      << "; largest error " << number(best.max_error, 3) << " of its rounding bound\n"
+      << "- how: " << r.scoring << ". No candidate was timed: this target has no timing model yet.\n";
+    return t.str();
+  }
   t << "- chosen: " << best.name << " (tilings " << best.kernel->tilings() << "): median " << ms(best.seconds)
     << " ms (timed calls from " << ms(best.seconds_min) << " to " << ms(best.seconds_max) << " ms)"
     << (best.confirmed ? ", timed twice" : "") << "; largest error " << number(best.max_error, 3)
@@ -327,9 +338,12 @@ std::string search_json(const SearchResult& r) {
       {"options", r.options.text()},
       {"chosen", r.best ? nlohmann::ordered_json(best.name) : nlohmann::ordered_json(nullptr)},
       {"chosen_tilings", (best.kernel ? best.kernel->tilings() : std::string())},
-      {"median_seconds", best.seconds},
-      {"min_seconds", best.seconds_min},
-      {"max_seconds", best.seconds_max},
+      {"timing", r.scoring.empty() ? "measured" : "none"},
+      {"scoring", r.scoring.empty() ? "the median of timed calls" : r.scoring},
+      {"median_seconds", r.scoring.empty() ? nlohmann::ordered_json(best.seconds) : nlohmann::ordered_json(nullptr)},
+      {"min_seconds", r.scoring.empty() ? nlohmann::ordered_json(best.seconds_min) : nlohmann::ordered_json(nullptr)},
+      {"max_seconds", r.scoring.empty() ? nlohmann::ordered_json(best.seconds_max) : nlohmann::ordered_json(nullptr)},
+      {"score", best.seconds},
       {"numpy", r.numpy.measured
                     ? nlohmann::ordered_json{{"median_seconds", r.numpy.median},
                                              {"min_seconds", r.numpy.min},

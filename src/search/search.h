@@ -87,6 +87,10 @@ struct NumpyTime {
 struct SearchResult {
   const ir::Program* program = nullptr;
   ir::Dims dims;
+  /// How candidates were scored when not by measured time (Target::scoring);
+  /// then a candidate's "seconds" hold that score.
+  std::string scoring;
+  std::string code_file = "kernel.cpp";  // the main printed file
   const hw::Description* target = nullptr;
   Options options;
   SearchSpace space;
@@ -113,5 +117,9 @@ Workload workload(const ir::Function& fn, const tile::Plan& plan);
 std::string report_markdown(const SearchResult& r);
 std::string report_html(const SearchResult& r);
 std::string search_json(const SearchResult& r);
+
+/// A candidate's time or score as people read it: "median 1.25 ms", or
+/// "1234 instructions on its busiest engine" when r.scoring says so.
+std::string score_text(const SearchResult& r, double seconds);
 
 }  // namespace axon::search

@@ -156,6 +156,8 @@ class Trn1Target : public search::Target {
     std::string dir = (fs::path(artifact.path).parent_path() / ("run-" + std::to_string(runs_++))).string();
     tune::RunResult r = run_nki(artifact.path, artifact.symbol, k.input_shapes(), k.nki().input_dtypes, *spec.inputs,
                                 k.output_shapes(), spec.timeout_s, dir);
+    std::error_code ec;
+    fs::remove_all(dir, ec);  // its inputs and outputs are the search's, not the output folder's
     if (r.status != tune::RunResult::Status::Ok) return r;
     r.seconds = {k.estimate().seconds};
     return r;
