@@ -1,6 +1,6 @@
 # Axon's entry points. `make demo` and `make test` work on a fresh Debian 12
 # machine: each installs what is missing, builds, then runs.
-.PHONY: all deps bench-env build demo test test-release test-asan test-python fuzz-smoke fuzz bench bench-quick format clean
+.PHONY: all deps bench-env sim-env build demo test test-release test-asan test-python fuzz-smoke fuzz bench bench-quick format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
@@ -15,6 +15,10 @@ deps:
 bench-env: deps
 	@scripts/bench-env.sh
 
+# The NKI simulator's environment: Debian NumPy plus ml_dtypes from PyPI, pinned.
+sim-env: deps
+	@scripts/sim-env.sh
+
 build: deps
 	@cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build build -j $(JOBS)
@@ -28,13 +32,13 @@ demo: build
 # package, and a short fuzz run of the parser.
 test: test-release test-asan test-python fuzz-smoke
 
-test-release: build bench-env
+test-release: build bench-env sim-env
 	cd build && ctest --output-on-failure -j $(JOBS)
 
-test-asan: deps
+test-asan: deps sim-env
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAXON_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E "optimize_all|bench_harness|rounding_check"
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E "optimize_all|bench_harness|rounding_check|nki_simulator|trn1_programs"
 
 # The Python package: `pip install .` into a virtual environment under build/
 # (over /usr/bin/python3, which has NumPy and pytest), then tests/python.

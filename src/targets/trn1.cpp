@@ -69,6 +69,12 @@ class NkiKernel : public search::TargetKernel {
     std::vector<std::string> outs;
     for (size_t i = 0; i < outputs_.size(); ++i) outs.push_back("out" + std::to_string(i));
     j["outputs"] = ports(outs, std::vector<std::string>(outs.size(), "f32"), outputs_);
+    // What it executes at these sizes, counted from the emitted loops.
+    nlohmann::json counts;
+    for (const auto& [engine, n] : k_.counts.instructions) counts[engine] = static_cast<int64_t>(n);
+    j["instructions"] = counts;
+    j["hbm_read_bytes"] = static_cast<int64_t>(k_.counts.hbm_read_bytes);
+    j["hbm_write_bytes"] = static_cast<int64_t>(k_.counts.hbm_write_bytes);
     return j.dump(2) + "\n";
   }
   // No timing model yet: the score is the busiest engine's instruction count

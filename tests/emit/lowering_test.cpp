@@ -169,7 +169,10 @@ TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
     bool contraction = name.find("matmul") != std::string::npos;
     EXPECT_EQ(source.find("nisa.nc_matmul(") != std::string::npos, contraction) << name << "\n" << source;
     EXPECT_NE(source.find("@nki.jit"), std::string::npos);
-    EXPECT_EQ(source.find("scratch"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
+    // Row kernels keep every intermediate in SBUF (a contraction's operand
+    // computed by an earlier stage still goes through HBM).
+    if (!contraction)
+      EXPECT_EQ(source.find("scratch"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
   }
 }
 

@@ -1,4 +1,4 @@
-# expect: is not a folder written by axon optimize (no kernel.json and kernel.so)
+# expect: is not a folder written by axon optimize (no kernel.json with kernel.so or kernel.py)
 # args: exec {dir}
 # program: none
 import numpy as np

@@ -7,7 +7,11 @@ its value (33 -> 67, 65 -> 131), so partial tiles straddle the 128-partition
 and 512-element tile bounds; a size the program constrains (an even head
 dimension) keeps its test value when the primes are refused by `axon run`.
 
-usage: check_programs.py AXON [FILE.py ...]    (default: all of them; exit 1 on any failure)
+With --bench-sizes: every bench kernel is emitted at its bench sizes (not
+run: the simulator would take minutes), and the instructions per engine and
+the HBM traffic of each are printed.
+
+usage: check_programs.py AXON [--bench-sizes] [FILE.py ...]    (default: all of them; exit 1 on any failure)
 """
 import ast
 import os
@@ -67,8 +71,32 @@ def check(axon, path, dims, work):
     return None
 
 
+def bench_sizes(axon):
+    failures = 0
+    kernels = sorted(f for f in os.listdir(os.path.join(ROOT, "bench", "kernels")) if f.endswith(".py"))
+    print(f"{'kernel':18} {'tensor':>8} {'vector':>8} {'scalar':>8} {'gpsimd':>8} {'dma':>8} {'HBM MiB':>9}")
+    for f in kernels:
+        path = os.path.join(ROOT, "bench", "kernels", f)
+        with tempfile.TemporaryDirectory(prefix="axon-trn1-") as work:
+            r = run([axon, "lower", path, "--dims", "bench", "--target", "trn1", "-o", work])
+            if r.returncode != 0:
+                failures += 1
+                print(f"FAIL {f}: " + (r.stderr or r.stdout).strip().splitlines()[0])
+                continue
+            import json
+            info = json.load(open(os.path.join(work, "kernel.json")))
+            n = info["instructions"]
+            mib = (info["hbm_read_bytes"] + info["hbm_write_bytes"]) / 2**20
+            print(f"{f[:-3]:18} {n.get('tensor', 0):8} {n.get('vector', 0):8} {n.get('scalar', 0):8} "
+                  f"{n.get('gpsimd', 0):8} {n.get('dma', 0):8} {mib:9.1f}")
+    print(f"{failures} failure(s)")
+    return 1 if failures else 0
+
+
 def main():
     axon = sys.argv[1]
+    if "--bench-sizes" in sys.argv[2:]:
+        return bench_sizes(axon)
     files = sys.argv[2:] or sorted(
         [os.path.join(ROOT, "bench", "kernels", f) for f in os.listdir(os.path.join(ROOT, "bench", "kernels")) if f.endswith(".py")]
         + [os.path.join(ROOT, "tests", "programs", f) for f in os.listdir(os.path.join(ROOT, "tests", "programs")) if f.endswith(".py")])
