@@ -171,8 +171,9 @@ TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
     EXPECT_NE(source.find("@nki.jit"), std::string::npos);
     // Row kernels keep every intermediate in SBUF (a contraction's operand
     // computed by an earlier stage still goes through HBM).
-    if (!contraction)
+    if (!contraction) {
       EXPECT_EQ(source.find("scratch"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
+    }
   }
 }
 
