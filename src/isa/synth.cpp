@@ -385,11 +385,19 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
     if (options[i].space == spec.result_space && options[i].type == spec.root->type() &&
         options[i].leaves.size() == spec.leaves.size())
       consider(options[i].tree);
+  // Signatures only grow as operands are chosen and a tree must match the
+  // spec's exactly, so a partial choice already over it is cut at once
+  // (a four-operand instruction would otherwise try options^4 trees).
+  std::vector<Signature> option_sig;
+  for (const Option& o : options) option_sig.push_back(tree_sig(o.tree));
   for (const hw::Instruction& instr : target_.instructions) {
     if (instr.result.space != spec.result_space) continue;
+    if (!within(instr_sig[&instr], spec_sig)) continue;
     bool own_only = attrs_name_sizes(instr);
     size_t k = instr.operands.size();
     std::vector<const Option*> chosen(k);
+    std::vector<Signature> partial(k + 1);
+    partial[0] = instr_sig[&instr];
     std::function<void(size_t, const Binding&)> fill = [&](size_t p, const Binding& binding) {
       if (p == k) {
         std::set<int> used;
@@ -406,8 +414,12 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
         consider(std::move(tree));
         return;
       }
-      for (const Option& o : options) {
+      for (size_t i = 0; i < options.size(); ++i) {
+        const Option& o = options[i];
         if (o.space != instr.operands[p].space) continue;
+        partial[p + 1] = partial[p];
+        add_signature(partial[p + 1], option_sig[i]);
+        if (!within(partial[p + 1], spec_sig)) continue;
         Binding next = binding;
         if (!unify(instr, instr.operands[p].type, o.type, spec, next)) continue;
         chosen[p] = &o;
