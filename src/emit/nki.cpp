@@ -231,6 +231,7 @@ class NkiEmitter {
         src << "    " << buffer_name(static_cast<int>(b)) << " = nl.ndarray("
             << shape_text(plan_.buffers[b].shape) << ", dtype=nl.float32, buffer=nl.hbm)\n";
     src << views_.str();
+    src << constants_.str();
     src << body_.out.str();
     src << "    return ";
     if (plan_.outputs.size() == 1) {
@@ -261,7 +262,8 @@ class NkiEmitter {
   Limits limits_;
   NkiCounts counts_;
   Py body_;
-  std::ostringstream views_;
+  std::ostringstream views_, constants_;
+  std::map<std::string, std::string> columns_;  // value -> the kernel's constant column
   std::map<std::pair<int, std::string>, std::string> view_names_;
   std::set<int> on_chip_;                 // scratch buffers a row group keeps in SBUF
   std::map<int, std::string> tile_of_;    // on-chip buffer -> its tile variable in the current block
@@ -451,16 +453,15 @@ class NkiEmitter {
       if (v.constant && !o.immediate) {
         // A constant tile of the operand's shape at this instance's sizes.
         ir::Dims at{{"P", blk.P}, {"F", blk.F}};
-        std::string shape;
+        std::vector<int64_t> dims;
         for (const ir::Size& d : o.type.shape) {
           std::optional<int64_t> n = d.constant();
           std::vector<std::string> names = d.names();
           if (!n && names.size() == 1 && t.sizes.count(names[0])) n = t.sizes.at(names[0]).evaluate(at);
           if (!n) fail("a constant operand of " + t.instr->name + " whose size is unknown");
-          shape += (shape.empty() ? "" : ", ") + std::to_string(*n);
+          dims.push_back(*n);
         }
-        fill[o.name] = "nl.full((" + shape + "), " + number(*v.constant) + ", dtype=nl.float32)";
-        count("vector", blk.trips);  // the memset that makes it
+        fill[o.name] = constant_tile(dims, *v.constant, blk);
       } else {
         fill[o.name] = v.text;
       }
@@ -488,6 +489,27 @@ class NkiEmitter {
     }
     bool column = t.instr->result.type.rank() == 2 && t.instr->result.type.shape[1] == ir::Size(1);
     return Value{text, std::nullopt, column};
+  }
+
+  // A tile of one value: a [P, 1] column is made once for the whole kernel
+  // (128 partitions, sliced to P); a wider one in the block that uses it.
+  std::string constant_tile(const std::vector<int64_t>& dims, double value, const Block& blk) {
+    if (dims.size() == 2 && dims[1] == 1 && dims[0] <= limits_.partitions) {
+      std::string key = number(value);
+      auto it = columns_.find(key);
+      if (it == columns_.end()) {
+        std::string name = "const" + std::to_string(columns_.size());
+        constants_ << "    " << name << " = nl.full((" << limits_.partitions << ", 1), " << key
+                   << ", dtype=nl.float32)\n";
+        count("vector");
+        it = columns_.emplace(key, name).first;
+      }
+      return it->second + "[0:" + std::to_string(dims[0]) + ", 0:1]";
+    }
+    std::string shape;
+    for (int64_t d : dims) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    count("vector", blk.trips);  // the memset that makes it
+    return "nl.full((" + shape + "), " + number(value) + ", dtype=nl.float32)";
   }
 
   // Emits `tree` as one statement and names its tile.
@@ -751,7 +773,7 @@ class NkiEmitter {
     blk.axes.resize(static_cast<size_t>(D));
     nest(levels, 0, blk, [&](const Block& b) {
       body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
-      body_.line("jf = nl.arange(" + std::to_string(b.F) + ")[None, :]");
+      if (!group) body_.line("jf = nl.arange(" + std::to_string(b.F) + ")[None, :]");
       body_.line("zp = nl.arange(1)[:, None]");
       body_.line("zf = nl.arange(1)[None, :]");
       tile_of_.clear();

@@ -69,15 +69,21 @@ class Coverer {
   }
 
   // The region of `n` above `frontier` as a spec over the frontier's distinct nodes.
-  Spec region_spec(ir::NodeRef n, const Frontier& frontier, std::vector<ir::NodeRef>& cut) {
+  Spec region_spec(ir::NodeRef n, const Frontier& frontier, std::vector<ir::NodeRef>& cut, bool columns) {
     Spec spec;
     spec.result_space = space_;
     spec.ranges = ranges;
     std::map<ir::NodeRef, ir::NodeRef> mapped;
     for (ir::NodeRef f : frontier) {
       if (mapped.count(f)) continue;
-      // A constant leaf is a tile of the region's own type (it broadcasts into it).
-      ir::TensorType type = f->op() == ir::Op::Const ? n->type() : f->type();
+      // A constant leaf is a tile of the region's own type (it broadcasts into
+      // it), or a column of it (broadcast along the innermost dimension: a
+      // per-row scalar operand, which a target may take as an immediate).
+      ir::TensorType type = f->type();
+      if (f->op() == ir::Op::Const) {
+        type = n->type();
+        if (columns && type.rank() >= 2) type.shape.back() = ir::Size(1);
+      }
       mapped[f] = spec.leaf(type, space_);
       cut.push_back(f);
     }
@@ -101,14 +107,20 @@ class Coverer {
       CoverChoice best;
       best.cost = std::numeric_limits<double>::infinity();
       for (const Frontier& f : frontiers(n, kRegionDepth)) {
-        std::vector<ir::NodeRef> cut;
-        Spec spec = region_spec(n, f, cut);
-        std::optional<Lowering> lowering = synth_.lower(spec);
-        if (!lowering) continue;
-        double cost = lowering->tree.cost;
-        for (ir::NodeRef c : cut)
-          if (cover.choice.count(c->id())) cost += cover.choice.at(c->id()).cost;
-        if (cost < best.cost) best = CoverChoice{lowering->tree, cut, cost};
+        bool constants = std::any_of(f.begin(), f.end(), [](ir::NodeRef x) { return x->op() == ir::Op::Const; });
+        // Column constants first: on a tie they win (a scalar operand
+        // instead of a whole tile of one value).
+        for (bool columns : {true, false}) {
+          if (columns && (!constants || n->type().rank() < 2)) continue;
+          std::vector<ir::NodeRef> cut;
+          Spec spec = region_spec(n, f, cut, columns);
+          std::optional<Lowering> lowering = synth_.lower(spec);
+          if (!lowering) continue;
+          double cost = lowering->tree.cost;
+          for (ir::NodeRef c : cut)
+            if (cover.choice.count(c->id())) cost += cover.choice.at(c->id()).cost;
+          if (cost < best.cost) best = CoverChoice{lowering->tree, cut, cost};
+        }
       }
       if (!best.tree.instr && best.tree.leaf < 0)
         throw UserError(loc, std::string("the target has no instruction that computes '") + ir::op_name(n->op()) +

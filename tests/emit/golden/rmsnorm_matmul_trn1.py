@@ -11,9 +11,9 @@ def rmsnorm_matmul(x, w, g):
     out0 = nl.ndarray((5, 65), dtype=nl.float32, buffer=nl.shared_hbm)
     scratch4 = nl.ndarray((5, 130), dtype=nl.float32, buffer=nl.hbm)
     g_v0 = g.reshape((1, 130))
+    const0 = nl.full((128, 1), 1e-06, dtype=nl.float32)
     # stages 0-1 as one row group, intermediates in SBUF
     ip = nl.arange(5)[:, None]
-    jf = nl.arange(1)[None, :]
     zp = nl.arange(1)[:, None]
     zf = nl.arange(1)[None, :]
     jf = nl.arange(130)[None, :]
@@ -23,7 +23,7 @@ def rmsnorm_matmul(x, w, g):
     jf = nl.arange(130)[None, :]
     t3 = nl.load(g_v0[zp, jf])
     t4 = nl.broadcast_to(t3, shape=(5, 130))
-    t5 = nisa.activation(op=nl.sqrt, data=t2, scale=0.00769230769, bias=nl.full((5, 1), 1e-06, dtype=nl.float32))
+    t5 = nisa.activation(op=nl.sqrt, data=t2, scale=0.00769230769, bias=const0[0:5, 0:1])
     t6 = nisa.tensor_scalar(data=t0, op0=nl.multiply, operand0=nisa.activation(op=nl.reciprocal, data=t5), engine=nisa.vector_engine)
     t7 = nisa.tensor_tensor(data1=t6, data2=t4, op=nl.multiply)
     nl.store(scratch4[ip, jf], value=t7)

@@ -11,7 +11,6 @@ def softmax(x):
     out0 = nl.ndarray((130, 65), dtype=nl.float32, buffer=nl.shared_hbm)
     # stages 0-3 as one row group, intermediates in SBUF
     ip = nl.arange(128)[:, None]
-    jf = nl.arange(1)[None, :]
     zp = nl.arange(1)[:, None]
     zf = nl.arange(1)[None, :]
     jf = nl.arange(65)[None, :]
@@ -27,7 +26,6 @@ def softmax(x):
     nl.store(out0[ip, jf], value=t5)
     # the last partition tile: 2 of 128
     ip = nl.arange(2)[:, None]
-    jf = nl.arange(1)[None, :]
     zp = nl.arange(1)[:, None]
     zf = nl.arange(1)[None, :]
     jf = nl.arange(65)[None, :]
