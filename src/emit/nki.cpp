@@ -473,20 +473,7 @@ class NkiEmitter {
     }
     fill["result"] = result;
     count(t.instr->engine, blk.trips);
-    const std::string& pattern = t.instr->emit;
-    std::string text;
-    for (size_t i = 0; i < pattern.size(); ++i) {
-      size_t close = pattern[i] == '{' ? pattern.find('}', i) : std::string::npos;
-      if (close != std::string::npos) {
-        auto it = fill.find(pattern.substr(i + 1, close - i - 1));
-        if (it != fill.end()) {
-          text += it->second;
-          i = close;
-          continue;
-        }
-      }
-      text += pattern[i];
-    }
+    std::string text = isa::fill_emit(t.instr->emit, fill);
     bool column = t.instr->result.type.rank() == 2 && t.instr->result.type.shape[1] == ir::Size(1);
     return Value{text, std::nullopt, column};
   }

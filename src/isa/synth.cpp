@@ -457,7 +457,10 @@ std::string emit_text(const InstrTree& tree, const std::vector<std::string>& lea
     fill[name] = std::to_string(*value);
   }
   fill["result"] = result;
-  const std::string& pattern = tree.instr->emit;
+  return fill_emit(tree.instr->emit, fill);
+}
+
+std::string fill_emit(const std::string& pattern, const std::map<std::string, std::string>& fill) {
   std::string text;
   for (size_t i = 0; i < pattern.size(); ++i) {
     size_t close = pattern[i] == '{' ? pattern.find('}', i) : std::string::npos;

@@ -87,6 +87,10 @@ ir::NodeRef instantiate(const hw::Instruction& instr, ir::Graph& into, const std
 /// The text of `tree` for the emitter: each operand placeholder replaced by
 /// the text of its argument (`leaf_text(i)` for leaves), each size name by its
 /// value under `dims` and `{result}` by `result` (statement-form emits).
+/// An emit pattern with each {name} that `fill` has replaced by its text
+/// (other braces kept as written).
+std::string fill_emit(const std::string& pattern, const std::map<std::string, std::string>& fill);
+
 std::string emit_text(const InstrTree& tree, const std::vector<std::string>& leaf_text, const ir::Dims& dims,
                       const std::string& result = "");
 
