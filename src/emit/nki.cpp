@@ -629,7 +629,6 @@ class NkiEmitter {
       return;
     }
     int64_t full = l.extent / l.tile, rem = l.extent % l.tile;
-    int64_t& size = l.role == Axis::Partition ? blk.P : blk.F;
     if (full > 0) {
       Block b = blk;
       (l.role == Axis::Partition ? b.P : b.F) = l.tile;
@@ -654,7 +653,6 @@ class NkiEmitter {
                                " tile: " + std::to_string(rem) + " of " + std::to_string(l.tile));
       nest(levels, at + 1, b, body);
     }
-    (void)size;
   }
 
   // ---- element-wise, reduction and scan stages ----
@@ -985,7 +983,6 @@ class NkiEmitter {
         isa::Lowering l = require(more);
         Block tb = b;
         tb.P = outb.P, tb.F = outb.F;
-        std::map<std::string, int64_t> unused;
         Value r = render(l.tree, {Value{acc, std::nullopt, false}, a, bm}, tb, acc);
         body_.line(r.text);
       });
@@ -1055,23 +1052,56 @@ class NkiEmitter {
   Value transposed_load(const Access& a, const Block& b, int k, int x, bool moves_k, bool moves_x) {
     bool strided = moves_k && moves_x && std::llabs(a.strides[static_cast<size_t>(k)]) == 1 &&
                    std::llabs(a.strides[static_cast<size_t>(x)]) > 1;
-    if (!strided || !options_.tensor_transpose || b.F > limits_.partitions || tile_of_.count(a.buffer))
-      return load(a, b, x, k, false);
-    // Rows of x on partitions, k along the free axis.
+    if (!strided || b.F > limits_.partitions || tile_of_.count(a.buffer)) return load(a, b, x, k, false);
+    // Rows of x on partitions, k along the free axis: the tile as HBM holds it.
     Block rb = b;
     rb.axes[static_cast<size_t>(k)].role = Axis::Free;
     rb.axes[static_cast<size_t>(x)].role = Axis::Partition;
     std::swap(rb.P, rb.F);
     rb.pvar = "ir", rb.fvar = "jk";
+    Ranges square{{"P", {1, limits_.partitions}}, {"F", {1, limits_.partitions}}};
+    std::optional<isa::Lowering> by_dma = synth_.lower(isa::spec_from_source(
+        "transposing load", "def h(x: 'f32[P, F]'):\n    return x.T", {hbm_}, "sbuf", square));
+    isa::Lowering load_rows = require(
+        isa::spec_from_source("dma load", "def h(x: 'f32[P, F]'):\n    return x", {hbm_}, "sbuf", tile_ranges()));
+    isa::Lowering on_chip = require(
+        isa::spec_from_source("transpose on chip", "def h(x: 'f32[P, F]'):\n    return x.T", {"sbuf"}, "psum", square));
+    isa::Lowering evacuate = require(isa::spec_from_source(
+        "psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
+        {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}}));
+    ir::Dims rows{{"P", rb.P}, {"F", rb.F}}, cols{{"P", rb.F}, {"F", rb.P}};
+    double tensor_ns = nanoseconds(load_rows.tree, rows) + nanoseconds(on_chip.tree, rows) + nanoseconds(evacuate.tree, cols);
+    bool dma = by_dma && (options_.transpose == NkiOptions::Transpose::Dma ||
+                          (options_.transpose == NkiOptions::Transpose::Cheaper && nanoseconds(by_dma->tree, rows) < tensor_ns));
     body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
     body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
-    Value rows = dma_load(a, rb, rb.P, rb.F);
-    isa::Spec tr = isa::spec_from_source("transpose on chip", "def h(x: 'f32[P, F]'):\n    return x.T", {"sbuf"}, "psum",
-                                         {{"P", {1, limits_.partitions}}, {"F", {1, limits_.partitions}}});
-    Value t = assign(require(tr).tree, {rows}, rb);
-    isa::Spec evacuate = isa::spec_from_source("psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
-                                               {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}});
-    return assign(require(evacuate).tree, {t}, b);
+    if (dma) {
+      counts_.hbm_read_bytes += b.trips * static_cast<double>(rb.P * rb.F * 4);
+      return assign(by_dma->tree, {Value{hbm_index(a, rb), std::nullopt, false}}, rb);
+    }
+    Value tile_rows = dma_load(a, rb, rb.P, rb.F);
+    Value t = assign(on_chip.tree, {tile_rows}, rb);
+    return assign(evacuate.tree, {t}, b);
+  }
+
+  // The time of an instruction tree at `sizes` by the description's costs:
+  // each instruction's initiation interval in its engine's cycles.
+  double nanoseconds(const isa::InstrTree& t, const ir::Dims& sizes) const {
+    if (!t.instr) return 0;
+    ir::Dims at;
+    for (const auto& [name, size] : t.sizes) at[name] = size.evaluate(sizes).value_or(1);
+    double cycles = 1e9;
+    try {
+      double throughput = t.instr->throughput.at(at);
+      if (throughput > 0) cycles = 1.0 / throughput;
+    } catch (const UserError&) {
+    }
+    double ghz = 1;
+    for (const hw::Engine& e : target_.engines)
+      if (e.name == t.instr->engine) ghz = e.clock_ghz;
+    double ns = cycles / ghz;
+    for (const isa::InstrTree& a : t.args) ns += nanoseconds(a, sizes);
+    return ns;
   }
 };
 

@@ -25,10 +25,11 @@ namespace axon::emit {
 
 struct NkiOptions {
   bool fuse_rows = true;  // row groups keep intermediates on chip
-  /// The stationary operand of a contraction that HBM holds with the
-  /// contracted dimension innermost: loaded row-contiguous and transposed on
-  /// the Tensor engine (true), or read by an element-strided transposing DMA.
-  bool tensor_transpose = true;
+  /// An operand of a contraction that HBM holds with the contracted
+  /// dimension innermost: loaded row-contiguous and transposed on the Tensor
+  /// engine, or read by a transposing DMA; by default whichever the
+  /// description's costs say is cheaper at the tile's size.
+  enum class Transpose { Cheaper, TensorEngine, Dma } transpose = Transpose::Cheaper;
 };
 
 /// What the kernel executes at its sizes, counted from the emitted loops.

@@ -110,20 +110,22 @@ class Trn1Target : public search::Target {
            "validated under the NKI simulator (trn1 has no timing model yet)";
   }
 
-  // The heuristic kernel (on-chip rows, Tensor-engine transposes) and, in the
-  // tiling space, the same with transposing DMA loads.
+  // The heuristic kernel (transposes by whichever the description's costs
+  // say is cheaper) and, in the tiling space, each transpose forced (equal
+  // kernels are one to the search).
   std::vector<search::KernelPtr> kernels(const tile::Plan& plan, const ir::Function& fn,
                                          const search::PointRequest& request, double& points) override {
     std::vector<std::vector<int64_t>> ins, outs;
     for (int b : plan.inputs) ins.push_back(plan.buffers[static_cast<size_t>(b)].shape);
     for (int b : plan.outputs) outs.push_back(plan.buffers[static_cast<size_t>(b)].shape);
     std::vector<search::KernelPtr> out;
-    std::vector<bool> transposes{true};
-    if (request.tiling_space && !request.default_tiling) transposes.push_back(false);
-    for (bool t : transposes) {
+    using T = emit::NkiOptions::Transpose;
+    std::vector<T> transposes{T::Cheaper};
+    if (request.tiling_space && !request.default_tiling) transposes.insert(transposes.end(), {T::TensorEngine, T::Dma});
+    for (T t : transposes) {
       emit::NkiOptions o;
       o.fuse_rows = request.fuse_rows;
-      o.tensor_transpose = t;
+      o.transpose = t;
       points += 1;
       out.push_back(std::make_shared<NkiKernel>(emit::emit_nki(plan, fn, description_, synth_, o), ins, outs));
     }

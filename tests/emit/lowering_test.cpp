@@ -162,6 +162,34 @@ TEST(Trn1, TileSizesFollowTheDescriptionsLimits) {
   EXPECT_NE(source.find("ip = nl.arange(44)"), std::string::npos) << source;  // 300 = 2 x 128 + 44
 }
 
+// The transposes of a matmul's stationary tiles follow the description's
+// costs: the Tensor engine at trn1's documented costs, the transposing DMA
+// once the description makes it the cheaper one.
+TEST(Trn1, TransposesFollowTheDescriptionsCosts) {
+  std::ifstream in(kSource + "/hw/trn1.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string json = text.str();
+  ir::Program program = lang::load_program(kSource + "/bench/kernels/matmul.py");
+  tile::Plan plan = tile::plan_function(program.kernel, {{"M", 200}, {"K", 300}, {"N", 600}});
+  auto emit = [&](const std::string& description) {
+    hw::Description target = hw::parse_description(description, kSource + "/hw/trn1-variant.json");
+    smt::Prover prover;
+    isa::Synthesizer synth(target, prover);
+    return emit::emit_nki(plan, program.kernel, target, synth).source;
+  };
+  std::string documented = emit(json);
+  EXPECT_NE(documented.find("nisa.nc_transpose("), std::string::npos) << documented;
+  EXPECT_EQ(documented.find("nl.load_transpose2d("), std::string::npos) << documented;
+  const std::string cost = "\"latency\": \"2800 + P * F * 42\", \"throughput\": \"1 / (2800 + P * F * 42)\"";
+  size_t at = json.find(cost);
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, cost.size(), "\"latency\": \"1\", \"throughput\": \"1\"");
+  std::string cheap_dma = emit(json);
+  EXPECT_NE(cheap_dma.find("nl.load_transpose2d("), std::string::npos) << cheap_dma;
+  EXPECT_EQ(cheap_dma.find("nisa.nc_transpose("), std::string::npos) << cheap_dma;
+}
+
 TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
   for (std::string name : {"matmul", "transpose_matmul", "softmax", "rmsnorm", "rmsnorm_matmul"}) {
     ir::Program program = lang::load_program(kSource + "/bench/kernels/" + name + ".py");
