@@ -19,6 +19,17 @@ def _names(node):
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
+def _free_names(fn):
+    """The names a function reads that it does not bind itself: its
+    parameters and local assignments shadow the module's names."""
+    local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+    local |= {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    read = set()
+    for part in fn.body + fn.args.defaults + [a.annotation for a in fn.args.args if a.annotation]:
+        read |= _names(part)
+    return read - local
+
+
 def _numpy_import(node, lines):
     """The text of an import of numpy at its line: as written, or, for
     `import numpy as np, axon`, only its numpy part; None for other statements."""
@@ -57,9 +68,8 @@ def carve(text, entry):
             continue
         wanted.add(name)
         node = defs.get(name) or constants.get(name)
-        body = node.body if isinstance(node, ast.FunctionDef) else [node.value]
-        for part in body + (node.args.args if isinstance(node, ast.FunctionDef) else []):
-            todo.extend(n for n in _names(part) if n in defs or n in constants)
+        used = _free_names(node) if isinstance(node, ast.FunctionDef) else _names(node.value)
+        todo.extend(n for n in used if n in defs or n in constants)
     if "SIZES" in constants:
         wanted.add("SIZES")
     kept += [node for name, node in {**constants, **defs}.items() if name in wanted]

@@ -47,3 +47,11 @@ def test_the_whole_file_as_a_path_is_refused_with_its_location():
     with pytest.raises(axon.ProgramError) as caught:
         axon.optimize(program("script"), "small", entry="normalize", **SEARCH)
     assert caught.value.file == program("script") and caught.value.line >= 1
+
+
+def test_module_data_named_like_a_parameter_stays_out():
+    # script.py has x = np.random... at module level; normalize(x) reads its own x.
+    module = script()
+    kernel = axon.optimize(module.normalize, "small", **SEARCH)
+    want = module.x / np.sqrt(np.mean(module.x.astype(np.float64) ** 2, axis=-1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(kernel(module.x), want, rtol=1e-5)
