@@ -264,6 +264,7 @@ class NkiEmitter {
   Py body_;
   std::ostringstream views_, constants_;
   std::map<std::string, std::string> columns_;  // value -> the kernel's constant column
+  std::vector<std::vector<std::string>> block_tiles_;  // the tiles each open block made
   std::map<std::pair<int, std::string>, std::string> view_names_;
   std::set<int> on_chip_;                 // scratch buffers a row group keeps in SBUF
   std::map<int, std::string> tile_of_;    // on-chip buffer -> its tile variable in the current block
@@ -271,7 +272,11 @@ class NkiEmitter {
   std::string tilings_;
   int next_ = 0, next_loop_ = 0;
 
-  std::string fresh(const std::string& prefix = "t") { return prefix + std::to_string(next_++); }
+  std::string fresh(const std::string& prefix = "t") {
+    std::string name = prefix + std::to_string(next_++);
+    if (!block_tiles_.empty()) block_tiles_.back().push_back(name);
+    return name;
+  }
 
   std::string buffer_name(int b) const {
     const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(b));
@@ -607,7 +612,20 @@ class NkiEmitter {
   // into full tiles and a remainder, and calls `body` in each innermost block.
   void nest(const std::vector<Level>& levels, size_t at, Block blk, const std::function<void(const Block&)>& body) {
     if (at == levels.size()) {
+      // A tile lives in its block: nothing loaded in one is reused in another.
+      loaded_.clear();
+      block_tiles_.emplace_back();
       body(blk);
+      loaded_.clear();
+      // Outside every loop a block's tiles would live to the kernel's end
+      // (a loop iteration ends theirs): they are released explicitly.
+      std::vector<std::string> made = std::move(block_tiles_.back());
+      block_tiles_.pop_back();
+      if (body_.depth == 1 && !made.empty()) {
+        std::string names;
+        for (const std::string& n : made) names += (names.empty() ? "" : ", ") + n;
+        body_.line("del " + names + "  # the block's tiles end here");
+      }
       return;
     }
     const Level& l = levels[at];
@@ -726,7 +744,14 @@ class NkiEmitter {
     if (s.body) tiles += 2;
     int64_t fit = std::max<int64_t>(kTileBudgetBytes / (tiles * 4), 64);
     if (s.reduced[static_cast<size_t>(f)] || s.scan_dim == f) {
-      if (extent * 4 > 160 * 1024)
+      // The whole row in every tile of the body: its row-long leaves and the
+      // result of each of its ops stay live to the end of the block.
+      int64_t live = 0;
+      for (const Access& a : s.leaves) live += a.strides[static_cast<size_t>(f)] != 0;
+      if (s.body)
+        for (ir::NodeRef n : ir::topological_order({s.body}))
+          live += n->op() != ir::Op::Input && n->op() != ir::Op::Const;
+      if (extent * 4 * std::max<int64_t>(live, 1) > 184 * 1024)
         fail("a row of " + std::to_string(extent) + " elements to fold or scan does not fit in one SBUF partition "
              "(" + s.what + "); folding across free tiles is not built yet");
       return extent;

@@ -1,4 +1,6 @@
-"""Every bench kernel and every tests/programs program, emitted as NKI for trn1
+"""Every bench kernel, every tests/programs program and the trn1 cases of
+tests/trn1/programs (column folds, a batched matmul with an epilogue, a
+matrix-vector product, x.T @ x, rows of 20,000-40,000 elements), emitted as NKI for trn1
 and run under Axon's NKI simulator, against `axon run` (the float64 reference,
 within its rounding bound), at the file's test sizes and at prime sizes.
 
@@ -99,7 +101,9 @@ def main():
         return bench_sizes(axon)
     files = sys.argv[2:] or sorted(
         [os.path.join(ROOT, "bench", "kernels", f) for f in os.listdir(os.path.join(ROOT, "bench", "kernels")) if f.endswith(".py")]
-        + [os.path.join(ROOT, "tests", "programs", f) for f in os.listdir(os.path.join(ROOT, "tests", "programs")) if f.endswith(".py")])
+        + [os.path.join(ROOT, "tests", "programs", f) for f in os.listdir(os.path.join(ROOT, "tests", "programs")) if f.endswith(".py")]
+        + [os.path.join(ROOT, "tests", "trn1", "programs", f)
+           for f in os.listdir(os.path.join(ROOT, "tests", "trn1", "programs")) if f.endswith(".py")])
     failures = 0
     for path in files:
         sizes = test_sizes(path)

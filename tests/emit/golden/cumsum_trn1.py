@@ -17,4 +17,5 @@ def cumsum(x):
     t0 = nl.load(x[ip, jf])
     t1 = nisa.tensor_tensor_scan(data0=nl.ones((33, 65), dtype=nl.float32), data1=t0, initial=0.0, op0=nl.multiply, op1=nl.add)
     nl.store(out0[ip, jf], value=t1)
+    del t0, t1  # the block's tiles end here
     return out0

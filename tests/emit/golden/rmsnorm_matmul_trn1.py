@@ -27,6 +27,7 @@ def rmsnorm_matmul(x, w, g):
     t6 = nisa.tensor_scalar(data=t0, op0=nl.multiply, operand0=nisa.activation(op=nl.reciprocal, data=t5), engine=nisa.vector_engine)
     t7 = nisa.tensor_tensor(data1=t6, data2=t4, op=nl.multiply)
     nl.store(scratch4[ip, jf], value=t7)
+    del t0, t1, t2, t3, t4, t5, t6, t7  # the block's tiles end here
     # stage 2: einsum ab,bc->ac on the Tensor engine, K tiles accumulated in PSUM
     acc8 = nl.zeros((5, 65), dtype=nl.float32, buffer=nl.psum)
     ip = nl.arange(128)[:, None]
@@ -41,6 +42,7 @@ def rmsnorm_matmul(x, w, g):
     t11 = nisa.tensor_copy(t10, engine=nisa.vector_engine)
     t12 = nl.load(w[ip, jn])
     acc8 += nisa.nc_matmul(t11, t12)
+    del t9, t10, t11, t12  # the block's tiles end here
     # the last partition tile: 2 of 128
     ip = nl.arange(2)[:, None]
     jm = nl.arange(5)[None, :]
@@ -54,10 +56,12 @@ def rmsnorm_matmul(x, w, g):
     t15 = nisa.tensor_copy(t14, engine=nisa.vector_engine)
     t16 = nl.load(w[128 + ip, jn])
     acc8 += nisa.nc_matmul(t15, t16)
+    del t13, t14, t15, t16  # the block's tiles end here
     ip = nl.arange(5)[:, None]
     jf = nl.arange(65)[None, :]
     zp = nl.arange(1)[:, None]
     zf = nl.arange(1)[None, :]
     t17 = nisa.tensor_copy(acc8, engine=nisa.vector_engine)
     nl.store(out0[ip, jf], value=t17)
+    del acc8, t17  # the block's tiles end here
     return out0

@@ -24,6 +24,7 @@ def softmax(x):
     jf = nl.arange(65)[None, :]
     t5 = nisa.tensor_scalar(data=t3, op0=nl.multiply, operand0=nisa.activation(op=nl.reciprocal, data=t4), engine=nisa.vector_engine)
     nl.store(out0[ip, jf], value=t5)
+    del t0, t1, t2, t3, t4, t5  # the block's tiles end here
     # the last partition tile: 2 of 128
     ip = nl.arange(2)[:, None]
     zp = nl.arange(1)[:, None]
@@ -39,4 +40,5 @@ def softmax(x):
     jf = nl.arange(65)[None, :]
     t11 = nisa.tensor_scalar(data=t9, op0=nl.multiply, operand0=nisa.activation(op=nl.reciprocal, data=t10), engine=nisa.vector_engine)
     nl.store(out0[128 + ip, jf], value=t11)
+    del t6, t7, t8, t9, t10, t11  # the block's tiles end here
     return out0
