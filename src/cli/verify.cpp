@@ -104,7 +104,9 @@ const Command& verify_command() {
       {{"--entry-a", "F", "the kernel in A.py (default: its last def)"},
        {"--entry-b", "G", "the kernel in B.py (default: its last def)"},
        {"--emit-proofs", "DIR", "write each proof obligation as an SMT-LIB2 file that z3 re-checks"},
-       {"--rlimit", "N", "Z3's deterministic resource limit per check (default 4000000)"},
+       {"--rlimit", "N",
+        "Z3's deterministic resource limit per check (default " + std::to_string(smt::ProverOptions{}.rlimit) +
+            "; each check also stops after " + std::to_string(smt::ProverOptions{}.timeout_ms / 1000) + " s)"},
        {"--help", "", "show this help"}},
       verify};
   return command;

@@ -128,7 +128,8 @@ class Search::Impl {
         key_(key),
         work_(std::move(work_dir)),
         observer_(observer),
-        t0_(Clock::now()) {
+        t0_(Clock::now()),
+        prover_(whole_proof_options()) {
     result_.program = &program;
     result_.dims = dims;
     result_.target = &target.description();
@@ -393,7 +394,9 @@ class Search::Impl {
     result_.variant_proof = prover_.prove_equal(original.outputs[0], best.fn.outputs[0]);
     debug_dump(
         1, "proof",
-        std::string(smt::verdict_name(result_.variant_proof->verdict)) + " (" + result_.variant_proof->method + ")");
+        std::string(smt::verdict_name(result_.variant_proof->verdict)) + " (" +
+            (result_.variant_proof->method.empty() ? result_.variant_proof->detail : result_.variant_proof->method) +
+            ")");
   }
 
   void time_numpy_baseline() {
@@ -539,6 +542,14 @@ class Search::Impl {
   Reference reference_;
   Progress progress_;
   smt::Prover prover_;
+
+  // The chosen variant's proof in one piece only confirms what its local
+  // rewrites proved; it gets a budget, so a hard one cannot stall the search.
+  static smt::ProverOptions whole_proof_options() {
+    smt::ProverOptions o;
+    o.budget_s = 30;
+    return o;
+  }
 };
 
 Search::Search(const ir::Program& program, const ir::Dims& dims, Target& target, const Options& options,

@@ -14,6 +14,7 @@
 #include "smt/facts.h"
 #include "smt/normalize.h"
 #include "smt/refute.h"
+#include "support/process.h"
 
 namespace axon::smt {
 namespace {
@@ -84,7 +85,14 @@ TermRef combine(ir::Op op, const TermRef& acc, const TermRef& x) {
 
 class Induction {
  public:
-  Induction(const ProverOptions& options, std::vector<std::string>& smtlib) : options_(options), smtlib_(smtlib) {}
+  Induction(const ProverOptions& options, std::vector<std::string>& smtlib, bool isolate)
+      : options_(options), smtlib_(smtlib), isolate_(isolate), start_(std::chrono::steady_clock::now()) {}
+
+  // True once the obligation's budget is spent (its checks then answer unknown).
+  bool out_of_time() const {
+    return options_.budget_s > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > options_.budget_s;
+  }
 
   // The method that proved the goal, or nullopt.
   std::optional<std::string> prove(const Goal& goal, int depth) {
@@ -186,6 +194,7 @@ class Induction {
     z3::solver solver(ctx);
     z3::params p(ctx);
     p.set("rlimit", rlimit);
+    if (options_.timeout_ms > 0) p.set("timeout", options_.timeout_ms);
     solver.set(p);
     return solver;
   }
@@ -227,6 +236,7 @@ class Induction {
   }
 
   bool run(z3::solver& solver) {
+    if (out_of_time()) return false;
     auto start = std::chrono::steady_clock::now();
     if (const char* dir = std::getenv("AXON_SMT_DUMP")) {
       static int dumped = 0;
@@ -236,7 +246,19 @@ class Induction {
         std::fclose(f);
       }
     }
-    z3::check_result verdict = solver.check();
+    // A large goal is checked in a child process with a deadline: Z3 4.8 was
+    // seen to run for minutes on one (a program of square roots and sums
+    // against its rewrite), heedless of both its rlimit and its timeout.
+    auto decide = [&] {
+      try {
+        z3::check_result v = solver.check();
+        return v == z3::unsat ? 0 : v == z3::sat ? 1 : 2;
+      } catch (const z3::exception&) {
+        return 2;  // the solver gave up
+      }
+    };
+    int answer = isolate_ && options_.timeout_ms > 0 ? run_forked(decide, options_.timeout_ms / 1000.0) : decide();
+    z3::check_result verdict = answer == 0 ? z3::unsat : answer == 1 ? z3::sat : z3::unknown;
     if (std::getenv("AXON_DEBUG"))
       std::fprintf(stderr, "smt check: %s in %.3f s\n", verdict == z3::unsat ? "unsat" : verdict == z3::sat ? "sat" : "unknown",
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -247,6 +269,8 @@ class Induction {
 
   const ProverOptions& options_;
   std::vector<std::string>& smtlib_;
+  bool isolate_;
+  std::chrono::steady_clock::time_point start_;
   int counter_ = 0;
 };
 
@@ -343,7 +367,9 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
                     " are not the same expression, and no size tried tells them apart";
     return result;
   }
+  int64_t largest = 0;
   for (ir::NodeRef side : {lhs, rhs}) {
+    largest = std::max(largest, unfolded_ops(side, kMaxProofOps));
     if (unfolded_ops(side, kMaxProofOps) > kMaxProofOps) {
       result.detail = "a side has more than " + std::to_string(kMaxProofOps) +
                       " ops once values used several times are unfolded (the prover's size limit), "
@@ -362,7 +388,7 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
   for (ir::NodeRef n : ir::topological_order({lhs, rhs}))
     for (const ir::Size& d : n->shape())
       if (!d.is_constant() && dims.insert(d.str()).second) goal.nonnegative.push_back(d);
-  Induction induction(options_, result.smtlib);
+  Induction induction(options_, result.smtlib, largest >= options_.isolate_ops);
   if (auto how = induction.prove(goal, 0)) {
     result.verdict = Verdict::Proved;
     result.method = *how;
@@ -380,6 +406,11 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
     }
   }
   result.smtlib.clear();
+  if (induction.out_of_time()) {
+    result.detail = "no proof within the time budget of " + std::to_string(static_cast<int>(options_.budget_s)) +
+                    " s, and no counterexample at small sizes";
+    return result;
+  }
   result.detail = "no proof within the resource limit (rlimit " + std::to_string(options_.rlimit) + ", induction depth " +
                   std::to_string(options_.max_depth) + "), and no counterexample at small sizes";
   return result;

@@ -55,6 +55,18 @@ constexpr int64_t kMaxProofOps = 1000;
 struct ProverOptions {
   unsigned rlimit = 2'000'000;     // Z3's deterministic resource limit per quantifier-free check
   unsigned facts_rlimit = 50'000;   // ... per check that also uses the facts (quantified, so costlier)
+  // A wall-clock backstop per check, in milliseconds: Z3 does not charge every
+  // step to the rlimit (nonlinear arithmetic over a program of square roots
+  // and sums was seen to run for minutes past it). A check stopped by it is
+  // unknown, like one stopped by the rlimit; 0 means none.
+  unsigned timeout_ms = 20'000;
+  // Goals whose larger side unfolds to at least this many ops are checked in
+  // a forked child, killed at timeout_ms (a fork costs milliseconds, so the
+  // small local rewrites of the algebra, thousands per search, stay in process).
+  int64_t isolate_ops = 12;
+  // Seconds one obligation may take in all, its inductions included; once
+  // spent, the rest of its checks answer unknown at once. 0: no limit.
+  double budget_s = 0;
   int max_depth = 3;            // nested inductions
   uint64_t seed = 1;            // random inputs for refutation
 };

@@ -1,9 +1,12 @@
 #include "support/process.h"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -37,6 +40,44 @@ int run_limited(const std::vector<std::string>& argv, const std::string& log, do
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int run_forked(const std::function<int()>& body, double limit_s) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    unsigned char result = static_cast<unsigned char>(body());
+    ssize_t written = write(fds[1], &result, 1);
+    _exit(written == 1 ? 0 : 1);
+  }
+  close(fds[1]);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+  int result = -1;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    pollfd readable{fds[0], POLLIN, 0};
+    int ready = poll(&readable, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 1 << 30)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready > 0) {
+      unsigned char byte = 0;
+      if (read(fds[0], &byte, 1) == 1) result = byte;
+    }
+    break;  // a result, or the pipe closed (the child died)
+  }
+  close(fds[0]);
+  int status = 0;
+  if (result < 0) kill(pid, SIGKILL);
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return result;
 }
 
 std::string last_line(const std::string& path) {
