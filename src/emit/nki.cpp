@@ -194,12 +194,38 @@ class NkiEmitter {
     });
     for (const fuse::RowGroup& g : groups) on_chip_buffers(g);
     k.groups = groups;
+    // A contraction right after a group, reading the group's rows as its
+    // stationary side, runs inside the group's row blocks.
+    // And a contraction right before a group, writing the rows the group
+    // reads, runs there too, its output tiles left in SBUF as those rows.
+    std::map<size_t, int> feeds, fed;  // group's first stage -> the buffer handed over in SBUF
+    if (options_.fuse_rows) {
+      std::set<size_t> taken;  // contractions already run inside the group before them
+      for (const fuse::RowGroup& g : groups)
+        if (auto b = feeds_contraction(g)) feeds[g.first] = *b, taken.insert(g.last + 1);
+      for (const fuse::RowGroup& g : groups)
+        if (auto b = fed_by_contraction(g, taken)) fed[g.first] = *b;
+      for (auto& kv : feeds) on_chip_.insert(kv.second);
+      for (auto& kv : fed) on_chip_.insert(kv.second);
+    }
 
     body_.depth = 1;
     size_t next_group = 0;
     for (size_t i = 0; i < plan_.stages.size(); ++i) {
+      while (next_group < groups.size() && groups[next_group].first < i) ++next_group;
+      if (next_group < groups.size() && fed.count(groups[next_group].first) && groups[next_group].first == i + 1) {
+        const fuse::RowGroup& g = groups[next_group++];
+        row_chain(g, true, feeds.count(g.first) ? feeds.at(g.first) : -1);
+        i = g.last + (feeds.count(g.first) ? 1 : 0);
+        continue;
+      }
       if (next_group < groups.size() && groups[next_group].first == i) {
         const fuse::RowGroup& g = groups[next_group++];
+        if (feeds.count(g.first)) {
+          row_chain(g, false, feeds.at(g.first));
+          i = g.last + 1;
+          continue;
+        }
         rows(g.first, g.last);
         i = g.last;
         continue;
@@ -617,11 +643,12 @@ class NkiEmitter {
       block_tiles_.emplace_back();
       body(blk);
       loaded_.clear();
-      // Outside every loop a block's tiles would live to the kernel's end
-      // (a loop iteration ends theirs): they are released explicitly.
+      // A block's tiles would live to the end of the enclosing loop
+      // iteration, or of the kernel (several blocks of one iteration would
+      // hold PSUM banks together): they are released at the block's end.
       std::vector<std::string> made = std::move(block_tiles_.back());
       block_tiles_.pop_back();
-      if (body_.depth == 1 && !made.empty()) {
+      if (!made.empty()) {
         std::string names;
         for (const std::string& n : made) names += (names.empty() ? "" : ", ") + n;
         body_.line("del " + names + "  # the block's tiles end here");
@@ -759,50 +786,285 @@ class NkiEmitter {
     return std::min({extent, fit, limits_.free});
   }
 
+  // How stages first..last (a row group, or one stage) tile their rows.
+  struct RowsPlan {
+    std::vector<Level> levels;
+    int D = 0, f = -1, p = -1;
+    int64_t F = 1;
+    bool group = false;
+  };
+
+  RowsPlan rows_plan(size_t first, size_t last) {
+    const Stage& lead = plan_.stages[first];
+    RowsPlan r;
+    r.D = static_cast<int>(lead.extents.size());
+    r.f = free_loop(lead);
+    r.p = partition_loop(lead, r.f);
+    for (int d = 0; d < r.D; ++d)
+      if (d != r.f && d != r.p && !lead.reduced[static_cast<size_t>(d)])
+        r.levels.push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
+    if (r.p >= 0)
+      r.levels.push_back({r.p, lead.extents[static_cast<size_t>(r.p)],
+                          std::min(limits_.partitions, lead.extents[static_cast<size_t>(r.p)]), Axis::Partition});
+    r.F = r.f >= 0 ? free_tile(lead, r.f) : 1;
+    for (size_t i = first + 1; i <= last; ++i) r.F = std::min(r.F, free_tile(plan_.stages[i], r.f));
+    r.group = first != last;
+    if (r.f >= 0 && !r.group) r.levels.push_back({r.f, lead.extents[static_cast<size_t>(r.f)], r.F, Axis::Free});
+    int64_t P = std::min(limits_.partitions, r.p >= 0 ? lead.extents[static_cast<size_t>(r.p)] : 1);
+    tilings_ += (tilings_.empty() ? "" : " ") + std::to_string(P) + "x" + std::to_string(r.F);
+    return r;
+  }
+
   // Stages first..last (a row group, or one stage) over their shared row tiles.
   void rows(size_t first, size_t last) {
-    const Stage& lead = plan_.stages[first];
-    int D = static_cast<int>(lead.extents.size());
-    int f = free_loop(lead);
-    int p = partition_loop(lead, f);
-    std::vector<Level> levels;
-    for (int d = 0; d < D; ++d)
-      if (d != f && d != p && !lead.reduced[static_cast<size_t>(d)]) levels.push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
-    if (p >= 0)
-      levels.push_back({p, lead.extents[static_cast<size_t>(p)],
-                        std::min(limits_.partitions, lead.extents[static_cast<size_t>(p)]), Axis::Partition});
-    int64_t F = f >= 0 ? free_tile(lead, f) : 1;
-    for (size_t i = first + 1; i <= last; ++i) F = std::min(F, free_tile(plan_.stages[i], f));
-    bool group = first != last;
-    if (f >= 0 && !group) levels.push_back({f, lead.extents[static_cast<size_t>(f)], F, Axis::Free});
-    body_.line("# " + std::string(first == last ? "stage " + std::to_string(first) + ": " + lead.what
+    RowsPlan r = rows_plan(first, last);
+    body_.line("# " + std::string(first == last ? "stage " + std::to_string(first) + ": " + plan_.stages[first].what
                                                  : "stages " + std::to_string(first) + "-" + std::to_string(last) +
                                                        " as one row group, intermediates in SBUF"));
-    tilings_ += (tilings_.empty() ? "" : " ") + std::to_string(std::min(limits_.partitions, p >= 0 ? lead.extents[static_cast<size_t>(p)] : 1)) + "x" + std::to_string(F);
     Block blk;
-    blk.axes.resize(static_cast<size_t>(D));
-    nest(levels, 0, blk, [&](const Block& b) {
-      body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
-      if (!group) body_.line("jf = nl.arange(" + std::to_string(b.F) + ")[None, :]");
-      body_.line("zp = nl.arange(1)[:, None]");
-      body_.line("zf = nl.arange(1)[None, :]");
+    blk.axes.resize(static_cast<size_t>(r.D));
+    nest(r.levels, 0, blk, [&](const Block& b) {
+      tile_of_.clear();
+      rows_block(first, last, r, b);
       tile_of_.clear();
       loaded_.clear();
-      for (size_t i = first; i <= last; ++i) {
-        if (!group) {
-          row_stage(plan_.stages[i], b, f, p);
-          continue;
+    });
+  }
+
+  // The buffer a row group hands to the contraction right after it, in SBUF:
+  // the group writes it whole, row by row (rows on the contraction's m,
+  // along the free axis its k), nothing else reads it, and the contraction
+  // reads it only on its stationary side, at the very positions written.
+  std::optional<int> feeds_contraction(const fuse::RowGroup& g) const {
+    size_t c = g.last + 1;
+    if (c >= plan_.stages.size()) return std::nullopt;
+    const Stage& con = plan_.stages[c];
+    std::optional<TensorShape> shape = tensor_shape(con);
+    if (!shape || shape->m < 0 || shape->n < 0) return std::nullopt;
+    const Stage& lead = plan_.stages[g.first];
+    int D = static_cast<int>(lead.extents.size());
+    int f = free_loop(lead), p = partition_loop(lead, f);
+    if (p < 0 || f < 0) return std::nullopt;
+    std::optional<int> handed;
+    for (size_t i = 0; i < con.leaves.size(); ++i) {
+      int b = con.leaves[i].buffer;
+      bool written = false;
+      for (size_t w = g.first; w <= g.last; ++w) written |= plan_.stages[w].out.buffer == b;
+      if (!written) continue;
+      if (handed && *handed != b) return std::nullopt;  // one buffer only
+      if (!shape->la.count(static_cast<int>(i))) return std::nullopt;
+      handed = b;
+    }
+    if (!handed || plan_.buffers[static_cast<size_t>(*handed)].kind != tile::Buffer::Kind::Scratch) return std::nullopt;
+    const Stage* writer = nullptr;
+    for (size_t w = g.first; w <= g.last; ++w)
+      if (plan_.stages[w].out.buffer == *handed) writer = &plan_.stages[w];
+    const Access& out = writer->out;
+    // Read nowhere else; inside the group only where it was written.
+    for (size_t r = 0; r < plan_.stages.size(); ++r) {
+      if (r == c) continue;
+      const Stage& st = plan_.stages[r];
+      for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
+        for (const Access& a : *leaves)
+          if (a.buffer == *handed &&
+              (r < g.first || r > g.last || a.offset != out.offset || a.strides != out.strides))
+            return std::nullopt;
+    }
+    // The same elements: rows (p) on m, the row (f) on k, the outer loops in order.
+    auto extent = [](const Stage& st, int d) { return st.extents[static_cast<size_t>(d)]; };
+    auto stride = [](const Access& a, int d) { return a.strides[static_cast<size_t>(d)]; };
+    std::vector<int> outer_g, outer_c;
+    for (int d = 0; d < D; ++d)
+      if (d != f && d != p) outer_g.push_back(d);
+    for (int d = 0; d < static_cast<int>(con.extents.size()); ++d)
+      if (!con.reduced[static_cast<size_t>(d)] && d != shape->m && d != shape->n) outer_c.push_back(d);
+    if (outer_g.size() != outer_c.size()) return std::nullopt;
+    for (size_t i = 0; i < con.leaves.size(); ++i) {
+      const Access& a = con.leaves[i];
+      if (a.buffer != *handed) continue;
+      if (a.offset != out.offset || stride(a, shape->n) != 0) return std::nullopt;
+      if (stride(a, shape->m) != stride(out, p) || stride(a, shape->k) != stride(out, f)) return std::nullopt;
+      for (size_t o = 0; o < outer_g.size(); ++o)
+        if (stride(a, outer_c[o]) != stride(out, outer_g[o])) return std::nullopt;
+    }
+    if (extent(con, shape->m) != extent(lead, p) || extent(con, shape->k) != extent(lead, f)) return std::nullopt;
+    for (size_t o = 0; o < outer_g.size(); ++o)
+      if (extent(con, outer_c[o]) != extent(lead, outer_g[o])) return std::nullopt;
+    // The group's row tile is the contraction's m tile.
+    int64_t rows = std::min(limits_.partitions, extent(lead, p));
+    if (rows != std::min(extent(con, shape->m), std::min(limits_.stationary, limits_.partitions))) return std::nullopt;
+    return handed;
+  }
+
+  // The buffer the contraction right before a row group hands it in SBUF:
+  // the contraction's output rows (m on the group's partitions, n along its
+  // free axis), read by nothing but the group, at the very positions written,
+  // and not already the rows a contraction before it leaves.
+  std::optional<int> fed_by_contraction(const fuse::RowGroup& g, const std::set<size_t>& taken) const {
+    if (g.first == 0 || taken.count(g.first - 1)) return std::nullopt;
+    size_t c = g.first - 1;
+    const Stage& con = plan_.stages[c];
+    std::optional<TensorShape> shape = tensor_shape(con);
+    if (!shape || shape->m < 0 || shape->n < 0) return std::nullopt;
+    int handed = con.out.buffer;
+    if (plan_.buffers[static_cast<size_t>(handed)].kind != tile::Buffer::Kind::Scratch) return std::nullopt;
+    const Stage& lead = plan_.stages[g.first];
+    int D = static_cast<int>(lead.extents.size());
+    int f = free_loop(lead), p = partition_loop(lead, f);
+    if (p < 0 || f < 0) return std::nullopt;
+    auto extent = [](const Stage& st, int d) { return st.extents[static_cast<size_t>(d)]; };
+    auto stride = [](const Access& a, int d) { return a.strides[static_cast<size_t>(d)]; };
+    std::vector<int> outer_g, outer_c;
+    for (int d = 0; d < D; ++d)
+      if (d != f && d != p) outer_g.push_back(d);
+    for (int d = 0; d < static_cast<int>(con.extents.size()); ++d)
+      if (!con.reduced[static_cast<size_t>(d)] && d != shape->m && d != shape->n) outer_c.push_back(d);
+    if (outer_g.size() != outer_c.size()) return std::nullopt;
+    const Access& out = con.out;
+    bool read = false;
+    for (size_t r = 0; r < plan_.stages.size(); ++r) {
+      const Stage& st = plan_.stages[r];
+      for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
+        for (const Access& a : *leaves) {
+          if (a.buffer != handed) continue;
+          if (r < g.first || r > g.last || a.offset != out.offset) return std::nullopt;
+          if (stride(a, p) != stride(out, shape->m) || stride(a, f) != stride(out, shape->n)) return std::nullopt;
+          for (size_t o = 0; o < outer_g.size(); ++o)
+            if (stride(a, outer_g[o]) != stride(out, outer_c[o])) return std::nullopt;
+          read = true;
         }
-        // A member of a row group takes its whole row along the free axis.
-        Block mb = b;
-        mb.F = plan_.stages[i].extents[static_cast<size_t>(f)];
-        mb.axes[static_cast<size_t>(f)] = Axis{Axis::Free, "0"};
-        body_.line("jf = nl.arange(" + std::to_string(mb.F) + ")[None, :]");
-        row_stage(plan_.stages[i], mb, f, p);
+    }
+    if (!read) return std::nullopt;
+    if (extent(con, shape->m) != extent(lead, p) || extent(con, shape->n) != extent(lead, f)) return std::nullopt;
+    for (size_t o = 0; o < outer_g.size(); ++o)
+      if (extent(con, outer_c[o]) != extent(lead, outer_g[o])) return std::nullopt;
+    int64_t rows = std::min(limits_.partitions, extent(lead, p));
+    if (rows != std::min(extent(con, shape->m), std::min(limits_.stationary, limits_.partitions))) return std::nullopt;
+    return handed;
+  }
+
+  // A row group with the contraction before it (`with_before`: its output
+  // rows made in SBUF, as the group's input) and the one after it (`handed`
+  // >= 0: the group's rows multiplied in SBUF as its stationary side, K tiles
+  // transposed on the Tensor engine), all in one nest over the group's rows.
+  void row_chain(const fuse::RowGroup& g, bool with_before, int handed) {
+    RowsPlan r = rows_plan(g.first, g.last);
+    std::string what = "stages " + std::to_string(g.first) + "-" + std::to_string(g.last) +
+                       " as one row group, intermediates in SBUF";
+    if (with_before)
+      what = "stage " + std::to_string(g.first - 1) + " (" + plan_.stages[g.first - 1].what +
+             " on the Tensor engine) leaving its rows in SBUF for " + what;
+    if (handed >= 0)
+      what += ", its rows multiplied in SBUF by stage " + std::to_string(g.last + 1) + ": " +
+              plan_.stages[g.last + 1].what + " on the Tensor engine";
+    body_.line("# " + what);
+    auto plan_contraction = [&](size_t c) {
+      const Stage& con = plan_.stages[c];
+      TensorShape shape = *tensor_shape(con);
+      int64_t N = con.extents[static_cast<size_t>(shape.n)];
+      int64_t tn = std::min(N, std::min(limits_.moving, limits_.psum_free));
+      return std::make_pair(shape, tn);
+    };
+    for (size_t c : {g.first - 1, g.last + 1}) {
+      if ((c == g.first - 1 && !with_before) || (c == g.last + 1 && handed < 0)) continue;
+      const Stage& con = plan_.stages[c];
+      auto [shape, tn] = plan_contraction(c);
+      tilings_ += " " + std::to_string(std::min(limits_.partitions, con.extents[static_cast<size_t>(shape.m)])) + "x" +
+                  std::to_string(tn) + "x" +
+                  std::to_string(std::min(con.extents[static_cast<size_t>(shape.k)], limits_.partitions));
+    }
+    // The contraction's block at the group's block: m on its rows, the
+    // outer loops in order, n (its own loop) left to the caller.
+    auto block_of = [&](size_t c, const TensorShape& shape, const Block& b) {
+      const Stage& con = plan_.stages[c];
+      std::vector<int> outer_g, outer_c;
+      for (int d = 0; d < r.D; ++d)
+        if (d != r.f && d != r.p) outer_g.push_back(d);
+      for (int d = 0; d < static_cast<int>(con.extents.size()); ++d)
+        if (!con.reduced[static_cast<size_t>(d)] && d != shape.m && d != shape.n) outer_c.push_back(d);
+      Block cb;
+      cb.axes.resize(con.extents.size());
+      cb.axes[static_cast<size_t>(shape.m)] = Axis{Axis::Partition, b.axes[static_cast<size_t>(r.p)].start};
+      for (size_t o = 0; o < outer_g.size(); ++o)
+        cb.axes[static_cast<size_t>(outer_c[o])] = Axis{Axis::Scalar, b.axes[static_cast<size_t>(outer_g[o])].start};
+      cb.P = b.P;
+      cb.trips = b.trips;
+      return cb;
+    };
+    Block blk;
+    blk.axes.resize(static_cast<size_t>(r.D));
+    nest(r.levels, 0, blk, [&](const Block& b) {
+      tile_of_.clear();
+      if (with_before) {
+        size_t c = g.first - 1;
+        const Stage& con = plan_.stages[c];
+        auto [shape, tn] = plan_contraction(c);
+        int64_t N = con.extents[static_cast<size_t>(shape.n)];
+        Block cb = block_of(c, shape, b);
+        Value rows;
+        if (N <= tn) {
+          nest({Level{shape.n, N, tn, Axis::Free}}, 0, cb, [&](const Block& outb) {
+            rows = contraction_block(con, shape, outb, true);
+            block_tiles_.back().erase(std::remove(block_tiles_.back().begin(), block_tiles_.back().end(), rows.text),
+                                      block_tiles_.back().end());
+            if (!block_tiles_.empty() && block_tiles_.size() > 1) block_tiles_[block_tiles_.size() - 2].push_back(rows.text);
+          });
+        } else {
+          std::string name = fresh("rows");
+          body_.line(name + " = nl.ndarray((" + std::to_string(b.P) + ", " + std::to_string(N) +
+                     "), dtype=nl.float32, buffer=nl.sbuf)");
+          nest({Level{shape.n, N, tn, Axis::Free}}, 0, cb,
+               [&](const Block& outb) { contraction_block(con, shape, outb, true, name); });
+          rows = Value{name, std::nullopt, false};
+        }
+        // The epilogue on the whole rows.
+        Block wb = cb;
+        wb.F = N;
+        wb.axes[static_cast<size_t>(shape.n)] = Axis{Axis::Free, "0"};
+        if (con.epilogue) {
+          body_.line("ip = nl.arange(" + std::to_string(wb.P) + ")[:, None]");
+          body_.line("jf = nl.arange(" + std::to_string(wb.F) + ")[None, :]");
+          body_.line("zp = nl.arange(1)[:, None]");
+          body_.line("zf = nl.arange(1)[None, :]");
+          loaded_.clear();
+          rows = contraction_epilogue(con, shape, rows, wb);
+        }
+        tile_of_[con.out.buffer] = rows.text;
+      }
+      rows_block(g.first, g.last, r, b);
+      if (handed >= 0) {
+        AXON_CHECK(tile_of_.count(handed), "the row group left its rows in SBUF");
+        size_t c = g.last + 1;
+        const Stage& con = plan_.stages[c];
+        auto [shape, tn] = plan_contraction(c);
+        Block cb = block_of(c, shape, b);
+        nest({Level{shape.n, con.extents[static_cast<size_t>(shape.n)], tn, Axis::Free}}, 0, cb,
+             [&](const Block& outb) { contraction_block(con, shape, outb); });
       }
       tile_of_.clear();
       loaded_.clear();
     });
+  }
+
+  // One block of rows: each stage's tiles, the on-chip ones left in tile_of_.
+  void rows_block(size_t first, size_t last, const RowsPlan& r, const Block& b) {
+    body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
+    if (!r.group) body_.line("jf = nl.arange(" + std::to_string(b.F) + ")[None, :]");
+    body_.line("zp = nl.arange(1)[:, None]");
+    body_.line("zf = nl.arange(1)[None, :]");
+    loaded_.clear();
+    for (size_t i = first; i <= last; ++i) {
+      if (!r.group) {
+        row_stage(plan_.stages[i], b, r.f, r.p);
+        continue;
+      }
+      // A member of a row group takes its whole row along the free axis.
+      Block mb = b;
+      mb.F = plan_.stages[i].extents[static_cast<size_t>(r.f)];
+      mb.axes[static_cast<size_t>(r.f)] = Axis{Axis::Free, "0"};
+      body_.line("jf = nl.arange(" + std::to_string(mb.F) + ")[None, :]");
+      row_stage(plan_.stages[i], mb, r.f, r.p);
+    }
   }
 
   void row_stage(const Stage& s, const Block& outer, int f, int p) {
@@ -954,20 +1216,17 @@ class NkiEmitter {
     const Stage& s = plan_.stages[index];
     int D = static_cast<int>(s.extents.size());
     TensorShape shape = *tensor_shape(s);
-    int k = shape.k, m = shape.m, n = shape.n;
-    ir::NodeRef sa = shape.sa, sb = shape.sb;
-    const std::set<int>&la = shape.la, &lb = shape.lb;
+    int m = shape.m, n = shape.n;
     std::vector<int> kept;
     for (int d = 0; d < D; ++d)
       if (!s.reduced[static_cast<size_t>(d)]) kept.push_back(d);
     int64_t M = m >= 0 ? s.extents[static_cast<size_t>(m)] : 1;
     int64_t N = n >= 0 ? s.extents[static_cast<size_t>(n)] : 1;
-    int64_t K = s.extents[static_cast<size_t>(k)];
     int64_t tm = std::min(M, std::min(limits_.stationary, limits_.partitions));
     int64_t tn = std::min(N, std::min(limits_.moving, limits_.psum_free));
-    int64_t tk = std::min(K, limits_.partitions);
     body_.line("# stage " + std::to_string(index) + ": " + s.what + " on the Tensor engine, K tiles accumulated in PSUM");
-    tilings_ += (tilings_.empty() ? "" : " ") + std::to_string(tm) + "x" + std::to_string(tn) + "x" + std::to_string(tk);
+    tilings_ += (tilings_.empty() ? "" : " ") + std::to_string(tm) + "x" + std::to_string(tn) + "x" +
+                std::to_string(std::min(s.extents[static_cast<size_t>(shape.k)], limits_.partitions));
     std::vector<Level> levels;
     for (int d : kept)
       if (d != m && d != n) levels.push_back({d, s.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
@@ -976,68 +1235,93 @@ class NkiEmitter {
     if (n >= 0) levels.push_back({n, N, tn, Axis::Free});
     Block blk;
     blk.axes.resize(static_cast<size_t>(D));
-    nest(levels, 0, blk, [&](const Block& outb) {
-      std::string acc = fresh("acc");
-      body_.line(acc + " = nl.zeros((" + std::to_string(outb.P) + ", " + std::to_string(outb.F) +
-                 "), dtype=nl.float32, buffer=nl.psum)");
-      // The K loop: operand blocks with k on partitions.
-      Block kb = outb;
-      std::vector<Level> klevels{{k, K, tk, Axis::Partition}};
-      // Inside the K loop the stationary tile is [K, M] (m along its free
-      // axis) and the moving one [K, N] (n along its free axis): two blocks.
-      nest(klevels, 0, kb, [&](const Block& b) {
-        Block st = b, mv = b;
-        st.F = outb.P, mv.F = outb.F;
-        st.fvar = "jm", mv.fvar = "jn";
-        if (m >= 0) st.axes[static_cast<size_t>(m)].role = Axis::Free;
-        if (n >= 0) st.axes[static_cast<size_t>(n)].role = Axis::Scalar;
-        if (n >= 0) mv.axes[static_cast<size_t>(n)].role = Axis::Free;
-        if (m >= 0) mv.axes[static_cast<size_t>(m)].role = Axis::Scalar;
-        body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
-        body_.line("jm = nl.arange(" + std::to_string(st.F) + ")[None, :]");
-        body_.line("jn = nl.arange(" + std::to_string(mv.F) + ")[None, :]");
-        body_.line("zp = nl.arange(1)[:, None]");
-        body_.line("zf = nl.arange(1)[None, :]");
-        Value a = operand(s, sa, la, st, k, m, "stationary");
-        Value bm = operand(s, sb, lb, mv, k, n, "moving");
-        isa::Spec more = isa::spec_from_source(
-            "contraction, accumulated",
-            "def h(acc: 'f32[M, N]', st: 'f32[K, M]', mv: 'f32[K, N]'):\n    return acc + np.einsum('km,kn->mn', st, mv)",
-            {"psum", "sbuf", "sbuf"}, "psum",
-            {{"K", {1, limits_.partitions}}, {"M", {1, limits_.stationary}}, {"N", {1, limits_.moving}}});
-        isa::Lowering l = require(more);
-        Block tb = b;
-        tb.P = outb.P, tb.F = outb.F;
-        Value r = render(l.tree, {Value{acc, std::nullopt, false}, a, bm}, tb, acc);
-        body_.line(r.text);
-      });
-      // Out of PSUM, the epilogue, the store.
-      Block ob = outb;
-      body_.line("ip = nl.arange(" + std::to_string(ob.P) + ")[:, None]");
-      body_.line("jf = nl.arange(" + std::to_string(ob.F) + ")[None, :]");
+    nest(levels, 0, blk, [&](const Block& outb) { contraction_block(s, shape, outb); });
+  }
+
+  // One output tile [m, n] of a contraction: K tiles accumulated in PSUM,
+  // then out of PSUM through the epilogue to HBM.
+  // With `hand_over`, the tile stays in SBUF (in `into`, at its columns, when
+  // given) without epilogue or store, and is returned.
+  Value contraction_block(const Stage& s, const TensorShape& shape, const Block& outb, bool hand_over = false,
+                          const std::string& into = "") {
+    int k = shape.k, m = shape.m, n = shape.n;
+    ir::NodeRef sa = shape.sa, sb = shape.sb;
+    const std::set<int>&la = shape.la, &lb = shape.lb;
+    int64_t K = s.extents[static_cast<size_t>(k)];
+    int64_t tk = std::min(K, limits_.partitions);
+    std::string acc = fresh("acc");
+    body_.line(acc + " = nl.zeros((" + std::to_string(outb.P) + ", " + std::to_string(outb.F) +
+               "), dtype=nl.float32, buffer=nl.psum)");
+    // The K loop: operand blocks with k on partitions.
+    Block kb = outb;
+    std::vector<Level> klevels{{k, K, tk, Axis::Partition}};
+    // Inside the K loop the stationary tile is [K, M] (m along its free
+    // axis) and the moving one [K, N] (n along its free axis): two blocks.
+    nest(klevels, 0, kb, [&](const Block& b) {
+      Block st = b, mv = b;
+      st.F = outb.P, mv.F = outb.F;
+      st.fvar = "jm", mv.fvar = "jn";
+      if (m >= 0) st.axes[static_cast<size_t>(m)].role = Axis::Free;
+      if (n >= 0) st.axes[static_cast<size_t>(n)].role = Axis::Scalar;
+      if (n >= 0) mv.axes[static_cast<size_t>(n)].role = Axis::Free;
+      if (m >= 0) mv.axes[static_cast<size_t>(m)].role = Axis::Scalar;
+      body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
+      body_.line("jm = nl.arange(" + std::to_string(st.F) + ")[None, :]");
+      body_.line("jn = nl.arange(" + std::to_string(mv.F) + ")[None, :]");
       body_.line("zp = nl.arange(1)[:, None]");
       body_.line("zf = nl.arange(1)[None, :]");
-      isa::Spec evacuate = isa::spec_from_source("psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
-                                                 {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}});
-      Value v = assign(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
-      if (s.epilogue) {
-        ir::Graph eg;
-        std::vector<ir::NodeRef> enodes;
-        std::vector<Value> etiles;
-        int f = n, p = m;
-        for (size_t i = 0; i < s.epilogue_leaves.size(); ++i) {
-          ir::TensorType t{ir::DType::F32, {ir::Size::name("P"), ir::Size::name("F")}};
-          bool moves_f = f >= 0 && s.epilogue_leaves[i].strides[static_cast<size_t>(f)] != 0;
-          if (static_cast<int>(i) != s.epilogue_result && !moves_f)
-            t = ir::TensorType{ir::DType::F32, {ir::Size::name("P"), ir::Size(1)}};
-          enodes.push_back(eg.input(static_cast<int64_t>(i), "e" + std::to_string(i), t));
-          etiles.push_back(static_cast<int>(i) == s.epilogue_result ? v : load(s.epilogue_leaves[i], ob, f, p, false));
-        }
-        ir::NodeRef eroot = isa::rebuild_over(s.epilogue, eg, enodes);
-        v = compute(eroot, enodes, etiles, ob);
-      }
-      store(s.out, v, ob, ob.F);
+      Value a = operand(s, sa, la, st, k, m, "stationary");
+      Value bm = operand(s, sb, lb, mv, k, n, "moving");
+      isa::Spec more = isa::spec_from_source(
+          "contraction, accumulated",
+          "def h(acc: 'f32[M, N]', st: 'f32[K, M]', mv: 'f32[K, N]'):\n    return acc + np.einsum('km,kn->mn', st, mv)",
+          {"psum", "sbuf", "sbuf"}, "psum",
+          {{"K", {1, limits_.partitions}}, {"M", {1, limits_.stationary}}, {"N", {1, limits_.moving}}});
+      isa::Lowering l = require(more);
+      Block tb = b;
+      tb.P = outb.P, tb.F = outb.F;
+      Value r = render(l.tree, {Value{acc, std::nullopt, false}, a, bm}, tb, acc);
+      body_.line(r.text);
     });
+    // Out of PSUM, the epilogue, the store.
+    Block ob = outb;
+    body_.line("ip = nl.arange(" + std::to_string(ob.P) + ")[:, None]");
+    body_.line("jf = nl.arange(" + std::to_string(ob.F) + ")[None, :]");
+    body_.line("zp = nl.arange(1)[:, None]");
+    body_.line("zf = nl.arange(1)[None, :]");
+    isa::Spec evacuate = isa::spec_from_source("psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
+                                               {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}});
+    if (hand_over) {
+      // Rows for a row group after it: out of PSUM into SBUF, where the
+      // group reads them (the epilogue follows once the rows are whole).
+      if (into.empty()) return assign(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
+      Value r = render(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
+      body_.line(into + "[ip, " + plus(ob.axes[static_cast<size_t>(n)].start, "jf") + "] = " + r.text);
+      return Value{into, std::nullopt, false};
+    }
+    Value v = assign(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
+    v = contraction_epilogue(s, shape, v, ob);
+    store(s.out, v, ob, ob.F);
+    return v;
+  }
+
+  // The element-wise consumer fused into a contraction, on its output tile.
+  Value contraction_epilogue(const Stage& s, const TensorShape& shape, Value v, const Block& ob) {
+    if (!s.epilogue) return v;
+    ir::Graph eg;
+    std::vector<ir::NodeRef> enodes;
+    std::vector<Value> etiles;
+    int f = shape.n, p = shape.m;
+    for (size_t i = 0; i < s.epilogue_leaves.size(); ++i) {
+      ir::TensorType t{ir::DType::F32, {ir::Size::name("P"), ir::Size::name("F")}};
+      bool moves_f = f >= 0 && s.epilogue_leaves[i].strides[static_cast<size_t>(f)] != 0;
+      if (static_cast<int>(i) != s.epilogue_result && !moves_f)
+        t = ir::TensorType{ir::DType::F32, {ir::Size::name("P"), ir::Size(1)}};
+      enodes.push_back(eg.input(static_cast<int64_t>(i), "e" + std::to_string(i), t));
+      etiles.push_back(static_cast<int>(i) == s.epilogue_result ? v : load(s.epilogue_leaves[i], ob, f, p, false));
+    }
+    ir::NodeRef eroot = isa::rebuild_over(s.epilogue, eg, enodes);
+    return compute(eroot, enodes, etiles, ob);
   }
 
   // One side of a contraction inside the K loop, as a [K, X] tile in SBUF.
@@ -1075,6 +1359,8 @@ class NkiEmitter {
   // DMA would read one element per descriptor), and the options say so, it
   // is loaded as [X, K] rows and transposed on the Tensor engine.
   Value transposed_load(const Access& a, const Block& b, int k, int x, bool moves_k, bool moves_x) {
+    if (auto it = tile_of_.find(a.buffer); it != tile_of_.end() && moves_k && moves_x)
+      return transposed_rows(it->second, b, k);
     bool strided = moves_k && moves_x && std::llabs(a.strides[static_cast<size_t>(k)]) == 1 &&
                    std::llabs(a.strides[static_cast<size_t>(x)]) > 1;
     if (!strided || b.F > limits_.partitions || tile_of_.count(a.buffer)) return load(a, b, x, k, false);
@@ -1106,6 +1392,26 @@ class NkiEmitter {
     }
     Value tile_rows = dma_load(a, rb, rb.P, rb.F);
     Value t = assign(on_chip.tree, {tile_rows}, rb);
+    return assign(evacuate.tree, {t}, b);
+  }
+
+  // A [K, X] operand tile cut from rows already in SBUF ([X, K], x on
+  // partitions, the whole of k along the free axis): its K tile, transposed
+  // on the Tensor engine through PSUM.
+  Value transposed_rows(const std::string& rows, const Block& b, int k) {
+    Block rb = b;
+    rb.P = b.F, rb.F = b.P;
+    rb.pvar = "ir", rb.fvar = "jk";
+    Ranges square{{"P", {1, limits_.partitions}}, {"F", {1, limits_.partitions}}};
+    isa::Lowering on_chip = require(
+        isa::spec_from_source("transpose on chip", "def h(x: 'f32[P, F]'):\n    return x.T", {"sbuf"}, "psum", square));
+    isa::Lowering evacuate = require(isa::spec_from_source(
+        "psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
+        {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}}));
+    body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
+    body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
+    std::string slice = rows + "[ir, " + plus(b.axes[static_cast<size_t>(k)].start, "jk") + "]";
+    Value t = assign(on_chip.tree, {Value{slice, std::nullopt, false}}, rb);
     return assign(evacuate.tree, {t}, b);
   }
 

@@ -197,12 +197,29 @@ TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
     bool contraction = name.find("matmul") != std::string::npos;
     EXPECT_EQ(source.find("nisa.nc_matmul(") != std::string::npos, contraction) << name << "\n" << source;
     EXPECT_NE(source.find("@nki.jit"), std::string::npos);
-    // Row kernels keep every intermediate in SBUF (a contraction's operand
-    // computed by an earlier stage still goes through HBM).
-    if (!contraction) {
-      EXPECT_EQ(source.find("scratch"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
-    }
+    // Every intermediate stays in SBUF, the matmul's operand too.
+    EXPECT_EQ(source.find("scratch"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
   }
+}
+
+// A contraction whose operand rows a row group computes, and one whose
+// output rows a row group reads, run inside the group's nest: QK^T, the
+// softmax and the product with V in one loop, nothing in HBM between them,
+// at sizes with partial tiles and with several PSUM tiles along a row.
+TEST(Trn1, RowGroupsAndTheirContractionsShareOneNestInSbuf) {
+  for (auto [name, dims] : std::vector<std::pair<std::string, ir::Dims>>{
+           {"attention", {{"H", 2}, {"S", 130}, {"T", 700}, {"D", 17}}},
+           {"softmax_matmul", {{"M", 130}, {"T", 600}, {"D", 33}}},
+           {"layernorm_matmul", {{"M", 7}, {"K", 300}, {"N", 53}}},
+           {"rmsnorm_matmul", {{"M", 5}, {"K", 130}, {"N", 65}}}}) {
+    std::string source = nki_of(name, dims);
+    EXPECT_EQ(source.find("scratch"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
+    EXPECT_NE(source.find("on the Tensor engine"), std::string::npos) << name;
+  }
+  std::string attention = nki_of("attention", {{"H", 2}, {"S", 130}, {"T", 700}, {"D", 17}});
+  EXPECT_NE(attention.find("leaving its rows in SBUF"), std::string::npos) << attention;
+  EXPECT_NE(attention.find("its rows multiplied in SBUF"), std::string::npos) << attention;
+  EXPECT_NE(attention.find("buffer=nl.sbuf)"), std::string::npos) << "700 columns take two PSUM tiles:\n" << attention;
 }
 
 }  // namespace
