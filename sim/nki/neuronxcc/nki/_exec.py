@@ -121,8 +121,11 @@ def result(record, computed, shape, dtype, explicit_dtype=False, buffer=SBUF, al
     """The instruction's output tile: `computed` (float32 or int) cast to `dtype`, written
     where `valid`, holding no defined value where `undefined`."""
     tensor = allocate(tuple(shape), dtype, buffer, explicit=False)
-    computed = np.asarray(computed).reshape(tensor.shape)
-    stored = dt.cast(computed, dtype)
+    if _sim.current.dry:
+        computed = stored = np.zeros(tensor.shape, dtype=dt.storage(dtype))
+    else:
+        computed = np.asarray(computed).reshape(tensor.shape)
+        stored = dt.cast(computed, dtype)
     if valid is not None:
         valid = np.broadcast_to(valid, tensor.shape)
     full_view(tensor).write(stored, valid, undefined)
