@@ -615,13 +615,22 @@ def operand_record(view):
     """The trace's operand: shape and dtype, and the region it touches (sim/nki/README.md):
     its allocation `buf`, partitions `part` = [first, end) and, per partition, bytes
     `bytes` = [first, end) of the allocation's free layout (HBM: rows of the first dimension
-    and bytes within a row), and `contig`, the bytes of its contiguous runs."""
+    and bytes within a row), `contig`, the bytes of its contiguous runs, and `alloc`, the
+    bytes per partition its allocation holds on chip."""
     tensor = view.tensor
     partitions, byte_range, contig = region(view)
     return {"shape": list(view.shape), "dtype": dt.name(tensor.dtype),
             "mem": tensor.buffer.name, "partition_start": view.partition_start,
             "buf": tensor.buffer_id, "part": partitions, "bytes": byte_range,
-            "contig": contig}
+            "contig": contig, "alloc": _allocation_bytes(tensor)}
+
+
+def _allocation_bytes(tensor):
+    """Bytes per partition the allocation holds on chip (PSUM: whole banks); 0 for HBM."""
+    alloc = tensor.alloc
+    if alloc is None:
+        return 0
+    return alloc.bytes_per_partition + alloc.banks * choices.PSUM_BANK_BYTES
 
 
 def _axis_ranges(view):
