@@ -1,39 +1,188 @@
 #include "time/trace.h"
 
-#include <nlohmann/json.hpp>
-
+#include <charconv>
+#include <cstring>
 #include <fstream>
+#include <tuple>
 #include <map>
 #include <sstream>
 
 namespace axon::timing {
 namespace {
 
-using Json = nlohmann::json;
+// A JSON reader for one trace line at a time, into a reused flat arena: a
+// trace of 100,000 records is ~50 MB of JSON, and a general DOM spends most of
+// the model's time allocating.
+struct Node {
+  enum Kind : uint8_t { Null, Bool, Number, String, Array, Object } kind = Null;
+  bool is_integer = false;
+  bool boolean = false;
+  int32_t first = -1, next = -1;  // first child; next sibling
+  int64_t integer = 0;
+  double number = 0;
+  std::string_view key, text;  // key in the parent object; a string's raw text
+};
+
+class LineParser {
+ public:
+  // Parses `line`; on an error, `error` and `error_at` say what and where.
+  bool parse(std::string_view line) {
+    text_ = line, pos_ = 0, nodes_.clear(), error.clear();
+    int32_t root = value(0);
+    if (root < 0) return false;
+    skip();
+    if (pos_ != text_.size()) return fail("unexpected text after the record");
+    return true;
+  }
+  const Node& node(int32_t i) const { return nodes_[static_cast<size_t>(i)]; }
+  const Node& root() const { return nodes_.front(); }
+  int32_t find(const Node& object, std::string_view key) const {
+    for (int32_t c = object.first; c >= 0; c = node(c).next)
+      if (node(c).key == key) return c;
+    return -1;
+  }
+  std::string error;
+  size_t error_at = 0;
+
+ private:
+  bool fail(const std::string& message) {
+    if (error.empty()) error = message, error_at = pos_;
+    return false;
+  }
+  void skip() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\r')) ++pos_;
+  }
+  int32_t add(Node::Kind kind) {
+    nodes_.emplace_back();
+    nodes_.back().kind = kind;
+    return static_cast<int32_t>(nodes_.size() - 1);
+  }
+  bool string(std::string_view& out) {
+    size_t begin = ++pos_;  // after the quote
+    while (pos_ < text_.size() && text_[pos_] != '"') pos_ += text_[pos_] == '\\' ? 2 : 1;
+    if (pos_ >= text_.size()) return fail("unterminated string");
+    out = text_.substr(begin, pos_ - begin);
+    ++pos_;
+    return true;
+  }
+  int32_t value(int depth) {
+    if (depth > 32) return fail("nested too deeply"), -1;
+    skip();
+    if (pos_ >= text_.size()) return fail("unexpected end of line"), -1;
+    char c = text_[pos_];
+    if (c == '{' || c == '[') {
+      bool object = c == '{';
+      int32_t self = add(object ? Node::Object : Node::Array);
+      ++pos_;
+      skip();
+      int32_t last = -1;
+      if (pos_ < text_.size() && text_[pos_] == (object ? '}' : ']')) return ++pos_, self;
+      while (true) {
+        std::string_view key;
+        if (object) {
+          skip();
+          if (pos_ >= text_.size() || text_[pos_] != '"') return fail("expected a key"), -1;
+          if (!string(key)) return -1;
+          skip();
+          if (pos_ >= text_.size() || text_[pos_] != ':') return fail("expected ':'"), -1;
+          ++pos_;
+        }
+        int32_t child = value(depth + 1);
+        if (child < 0) return -1;
+        nodes_[static_cast<size_t>(child)].key = key;
+        if (last < 0) nodes_[static_cast<size_t>(self)].first = child;
+        else nodes_[static_cast<size_t>(last)].next = child;
+        last = child;
+        skip();
+        if (pos_ < text_.size() && text_[pos_] == ',') {
+          ++pos_;
+          continue;
+        }
+        if (pos_ < text_.size() && text_[pos_] == (object ? '}' : ']')) return ++pos_, self;
+        return fail(object ? "expected ',' or '}'" : "expected ',' or ']'"), -1;
+      }
+    }
+    if (c == '"') {
+      int32_t self = add(Node::String);
+      std::string_view s;
+      if (!string(s)) return -1;
+      nodes_[static_cast<size_t>(self)].text = s;
+      return self;
+    }
+    for (auto [word, kind, flag] : {std::tuple{"true", Node::Bool, true}, std::tuple{"false", Node::Bool, false},
+                                    std::tuple{"null", Node::Null, false}})
+      if (text_.substr(pos_, std::strlen(word)) == word) {
+        int32_t self = add(kind);
+        nodes_[static_cast<size_t>(self)].boolean = flag;
+        pos_ += std::strlen(word);
+        return self;
+      }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      size_t begin = pos_;
+      bool integer = true;
+      ++pos_;
+      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
+                                     text_[pos_] == 'e' || text_[pos_] == 'E' || text_[pos_] == '+' || text_[pos_] == '-')) {
+        if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) integer = false;
+        ++pos_;
+      }
+      const char* first = text_.data() + begin;
+      const char* last = text_.data() + pos_;
+      int32_t self = add(Node::Number);
+      Node& n = nodes_[static_cast<size_t>(self)];
+      n.is_integer = integer;
+      std::from_chars_result got =
+          integer ? std::from_chars(first, last, n.integer) : std::from_chars(first, last, n.number);
+      if (got.ec != std::errc() || got.ptr != last) return pos_ = begin, fail("bad number"), -1;
+      if (integer) n.number = static_cast<double>(n.integer);
+      return self;
+    }
+    return fail("expected a value"), -1;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  std::vector<Node> nodes_;
+};
 
 struct LineReader {
   std::shared_ptr<const SourceFile> file;
   int line;
-  size_t begin;  // offset of the line in the file
+  const LineParser& json;
 
   [[noreturn]] void fail(const std::string& message, size_t column = 0) const {
     throw UserError({file, line, static_cast<int>(column) + 1}, "bad trace record: " + message);
   }
-  const Json& field(const Json& object, const char* key) const {
-    auto it = object.find(key);
-    if (it == object.end()) fail(std::string("missing field '") + key + "'");
-    return *it;
+  const Node* maybe(const Node& object, const char* key) const {
+    int32_t i = json.find(object, key);
+    return i < 0 ? nullptr : &json.node(i);
   }
-  int64_t integer(const Json& object, const char* key) const {
-    const Json& v = field(object, key);
-    if (!v.is_number_integer()) fail(std::string("'") + key + "' must be an integer");
-    return v.get<int64_t>();
+  const Node& field(const Node& object, const char* key) const {
+    const Node* v = maybe(object, key);
+    if (!v) fail(std::string("missing field '") + key + "'");
+    return *v;
   }
-  std::pair<int64_t, int64_t> range(const Json& object, const char* key) const {
-    const Json& v = field(object, key);
-    if (!v.is_array() || v.size() != 2 || !v[0].is_number_integer() || !v[1].is_number_integer())
+  int64_t integer(const Node& object, const char* key) const {
+    const Node& v = field(object, key);
+    if (v.kind != Node::Number || !v.is_integer) fail(std::string("'") + key + "' must be an integer");
+    return v.integer;
+  }
+  std::string_view string(const Node& object, const char* key) const {
+    const Node& v = field(object, key);
+    if (v.kind != Node::String) fail(std::string("'") + key + "' must be a string");
+    return v.text;
+  }
+  std::vector<const Node*> items(const Node& array) const {
+    std::vector<const Node*> out;
+    for (int32_t c = array.first; c >= 0; c = json.node(c).next) out.push_back(&json.node(c));
+    return out;
+  }
+  std::pair<int64_t, int64_t> range(const Node& object, const char* key) const {
+    const Node& v = field(object, key);
+    std::vector<const Node*> two = v.kind == Node::Array ? items(v) : std::vector<const Node*>{};
+    if (two.size() != 2 || !two[0]->is_integer || !two[1]->is_integer)
       fail(std::string("'") + key + "' must be [first, end] integers");
-    int64_t lo = v[0].get<int64_t>(), hi = v[1].get<int64_t>();
+    int64_t lo = two[0]->integer, hi = two[1]->integer;
     if (lo < 0 || hi < lo) fail(std::string("'") + key + "' must have 0 <= first <= end");
     return {lo, hi};
   }
@@ -64,92 +213,80 @@ Opcode parse_opcode(const std::string& op) {
   return it == names.end() ? Opcode::Other : it->second;
 }
 
-Operand parse_operand(const LineReader& r, const Json& j) {
-  if (!j.is_object()) r.fail("an operand must be an object");
+Operand parse_operand(const LineReader& r, const Node& j) {
+  if (j.kind != Node::Object) r.fail("an operand must be an object");
   Operand o;
-  const Json& mem = r.field(j, "mem");
-  if (!mem.is_string()) r.fail("'mem' must be a string");
-  const std::string space = mem.get<std::string>();
+  std::string_view space = r.string(j, "mem");
   if (space == "sbuf") o.space = Space::Sbuf;
   else if (space == "psum") o.space = Space::Psum;
   else if (space == "shared_hbm" || space == "private_hbm" || space == "hbm") o.space = Space::Hbm;
-  else r.fail("unknown memory '" + space + "'");
+  else r.fail("unknown memory '" + std::string(space) + "'");
   o.buf = r.integer(j, "buf");
+  if (o.buf < 0 || o.buf > (int64_t{1} << 31)) r.fail("'buf' must be an id >= 0");
   auto [p0, p1] = r.range(j, "part");
   auto [b0, b1] = r.range(j, "bytes");
+  if (p1 > (int64_t{1} << 31)) r.fail("'part' out of range");
   o.p0 = static_cast<int32_t>(p0), o.p1 = static_cast<int32_t>(p1), o.b0 = b0, o.b1 = b1;
   o.contig = r.integer(j, "contig");
-  o.alloc_bytes = j.contains("alloc") ? r.integer(j, "alloc") : 0;
-  const Json& shape = r.field(j, "shape");
-  if (!shape.is_array()) r.fail("'shape' must be an array");
+  o.alloc_bytes = r.maybe(j, "alloc") ? r.integer(j, "alloc") : 0;
+  const Node& shape = r.field(j, "shape");
+  if (shape.kind != Node::Array) r.fail("'shape' must be an array");
   o.elements = 1;
   o.free_elements = 1;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (!shape[i].is_number_integer() || shape[i].get<int64_t>() < 0) r.fail("'shape' must hold sizes");
-    o.elements *= shape[i].get<int64_t>();
-    if (i) o.free_elements *= shape[i].get<int64_t>();
+  bool first = true;
+  for (const Node* size : r.items(shape)) {
+    if (!size->is_integer || size->integer < 0) r.fail("'shape' must hold sizes");
+    o.elements *= size->integer;
+    if (!first) o.free_elements *= size->integer;
+    first = false;
   }
-  const Json& dtype = r.field(j, "dtype");
-  if (!dtype.is_string()) r.fail("'dtype' must be a string");
-  const std::string d = dtype.get<std::string>();
-  if (d == "float32" || d == "int32" || d == "uint32") o.dtype_bytes = 4;
+  std::string_view d = r.string(j, "dtype");
+  if (d == "float32" || d == "int32" || d == "uint32" || d == "tfloat32") o.dtype_bytes = 4;
   else if (d == "bfloat16" || d == "float16" || d == "int16" || d == "uint16") o.dtype_bytes = 2;
-  else if (d == "tfloat32") o.dtype_bytes = 4;
   else o.dtype_bytes = 1;  // fp8, int8, uint8, bool
   o.is_f32 = d == "float32" || d == "int32" || d == "uint32";
   if (o.contig <= 0) o.contig = o.dtype_bytes;
   return o;
 }
 
-Record parse_record(const LineReader& r, const std::string& text) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    size_t column = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, text.size());
-    std::string message = e.what();
-    size_t colon = message.find(": ", message.find("parse error"));
-    r.fail("not valid JSON" + (colon == std::string::npos ? "" : message.substr(colon)), column);
-  }
-  if (!j.is_object()) r.fail("expected one JSON object per line");
+Record parse_record(const LineReader& r) {
+  const Node& j = r.json.root();
+  if (j.kind != Node::Object) r.fail("expected one JSON object per line");
   Record rec;
   rec.line = r.line;
   rec.seq = r.integer(j, "seq");
-  const Json& engine = r.field(j, "engine");
-  if (!engine.is_string()) r.fail("'engine' must be a string");
-  const Json* queue = j.contains("queue") ? &j["queue"] : &engine;
-  if (!queue->is_string()) r.fail("'queue' must be a string");
-  rec.queue = parse_queue(r, queue->get<std::string>());
-  const Json& op = r.field(j, "op");
-  if (!op.is_string()) r.fail("'op' must be a string");
-  rec.op = op.get<std::string>();
+  std::string_view engine = r.string(j, "engine");
+  rec.queue = parse_queue(r, std::string(r.maybe(j, "queue") ? r.string(j, "queue") : engine));
+  rec.op = std::string(r.string(j, "op"));
   rec.opcode = parse_opcode(rec.op);
-  if (j.contains("loc") && j["loc"].is_string()) rec.loc = j["loc"].get<std::string>();
-  if (j.contains("n") && j["n"].is_number_integer()) rec.n = j["n"].get<int64_t>();
-  if (j.contains("bytes") && j["bytes"].is_number_integer()) rec.bytes = j["bytes"].get<int64_t>();
-  if (j.contains("mkn")) {
-    const Json& mkn = j["mkn"];
-    if (!mkn.is_array() || mkn.size() != 3) r.fail("'mkn' must be [M, K, N]");
+  if (const Node* loc = r.maybe(j, "loc"); loc && loc->kind == Node::String) rec.loc = std::string(loc->text);
+  if (const Node* n = r.maybe(j, "n"); n && n->is_integer) rec.n = n->integer;
+  if (const Node* bytes = r.maybe(j, "bytes"); bytes && bytes->is_integer) rec.bytes = bytes->integer;
+  if (const Node* mkn = r.maybe(j, "mkn")) {
+    std::vector<const Node*> three = mkn->kind == Node::Array ? r.items(*mkn) : std::vector<const Node*>{};
+    if (three.size() != 3) r.fail("'mkn' must be [M, K, N]");
     for (int i = 0; i < 3; ++i) {
-      if (!mkn[i].is_number_integer()) r.fail("'mkn' must be [M, K, N]");
-      rec.mkn[i] = mkn[i].get<int64_t>();
+      if (!three[static_cast<size_t>(i)]->is_integer) r.fail("'mkn' must be [M, K, N]");
+      rec.mkn[i] = three[static_cast<size_t>(i)]->integer;
     }
   }
-  rec.accumulate = j.contains("accumulate") && j["accumulate"].is_boolean() && j["accumulate"].get<bool>();
-  bool rmw = j.contains("rmw");
-  const Json& ins = r.field(j, "in");
-  if (!ins.is_array()) r.fail("'in' must be an array");
-  for (const Json& in : ins) {
-    Operand o = parse_operand(r, in);
-    if (in.contains("role") && in["role"] == "reduce_res") {
+  const Node* accumulate = r.maybe(j, "accumulate");
+  rec.accumulate = accumulate && accumulate->kind == Node::Bool && accumulate->boolean;
+  bool rmw = r.maybe(j, "rmw") != nullptr;
+  const Node& ins = r.field(j, "in");
+  if (ins.kind != Node::Array) r.fail("'in' must be an array");
+  for (const Node* in : r.items(ins)) {
+    Operand o = parse_operand(r, *in);
+    const Node* role = r.maybe(*in, "role");
+    if (role && role->kind == Node::String && role->text == "reduce_res") {
       o.written = true;
       o.read = false;
       rec.reduces = true;
     }
     rec.operands.push_back(o);
   }
-  const Json& out = r.field(j, "out");
-  if (!out.is_null()) {
+  const Node& out = r.field(j, "out");
+  if (out.kind != Node::Null) {
     Operand o = parse_operand(r, out);
     o.written = true;
     o.read = rec.accumulate || rmw;
@@ -176,13 +313,17 @@ Trace parse_trace(std::shared_ptr<const SourceFile> file) {
   trace.file = file;
   const std::string& text = file->text;
   int line = 0;
+  LineParser json;
   for (size_t begin = 0; begin < text.size();) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
     ++line;
     std::string_view view(text.data() + begin, end - begin);
-    bool blank = view.find_first_not_of(" \t\r") == std::string_view::npos;
-    if (!blank) trace.records.push_back(parse_record({file, line, begin}, std::string(view)));
+    if (view.find_first_not_of(" \t\r") != std::string_view::npos) {
+      LineReader reader{file, line, json};
+      if (!json.parse(view)) reader.fail("not valid JSON: " + json.error, json.error_at);
+      trace.records.push_back(parse_record(reader));
+    }
     begin = end + 1;
   }
   return trace;

@@ -211,9 +211,11 @@ class Scheduler {
       : trace_(trace), p_(p), keep_(keep_spans), sbuf_(p.sbuf_bytes_per_partition), psum_(p.psum_bytes_per_partition) {
     dma_.resize(static_cast<size_t>(p.dma_queues));
     for (DmaQueue& q : dma_) q.slots.assign(static_cast<size_t>(p.dma_outstanding), 0.0);
+    fold_psum_zeroing();
     // The first and last record touching each on-chip allocation.
     for (size_t i = 0; i < trace.records.size(); ++i)
-      for (const Operand& o : trace.records[i].operands) {
+      if (!folded_[i])
+        for (const Operand& o : trace.records[i].operands) {
         if (o.buf < 0) continue;
         size_t b = static_cast<size_t>(o.buf);
         if (b >= first_.size()) first_.resize(b + 1, -1), last_.resize(b + 1, -1), buffers_.resize(b + 1);
@@ -230,12 +232,14 @@ class Scheduler {
     double makespan = 0;
     for (size_t i = 0; i < trace_.records.size(); ++i) {
       const Record& r = trace_.records[i];
+      if (folded_[i]) continue;
       auto [start, end] = r.queue == Queue::Dma ? schedule_dma(r, i, t) : schedule_compute(r, i, t);
       makespan = std::max(makespan, end);
       (void)start;
       ++t.engines[static_cast<size_t>(r.queue)].instructions;
     }
     t.instructions = static_cast<int64_t>(trace_.records.size());
+    t.folded_memsets = std::count(folded_.begin(), folded_.end(), true);
     t.launch_ns = p_.launch_ns;
     t.total_ns = makespan + p_.launch_ns;
     double dma_busy = 0;
@@ -246,6 +250,30 @@ class Scheduler {
   }
 
  private:
+  // nl.zeros of a PSUM tile followed by matmuls accumulating into all of it
+  // costs nothing on the hardware: the first matmul of the group overwrites
+  // instead of accumulating (an inference from the ISA's accumulate flag; the
+  // memset the simulator records is dropped).
+  void fold_psum_zeroing() {
+    const std::vector<Record>& records = trace_.records;
+    folded_.assign(records.size(), false);
+    std::map<int64_t, size_t> zeroed;  // PSUM buf -> its pending memset
+    for (size_t i = 0; i < records.size(); ++i) {
+      const Record& r = records[i];
+      for (const Operand& o : r.operands) {
+        auto it = zeroed.find(o.buf);
+        if (it == zeroed.end()) continue;
+        const Operand& zero = records[it->second].operands.back();
+        if (r.opcode == Opcode::Matmul && r.accumulate && o.written && o.p0 <= zero.p0 && zero.p1 <= o.p1 &&
+            o.b0 <= zero.b0 && zero.b1 <= o.b1)
+          folded_[it->second] = true;
+        zeroed.erase(it);
+      }
+      if (r.opcode == Opcode::Memset && r.operands.size() == 1 && r.operands[0].space == Space::Psum)
+        zeroed[r.operands[0].buf] = i;
+    }
+  }
+
   // When a record on `queue` may read what `a` wrote.
   double ready_after_write(const Access& a, Queue queue, bool accumulate) const {
     if (a.queue != queue) return a.end + p_.sync_ns;
@@ -386,6 +414,7 @@ class Scheduler {
   std::vector<DmaQueue> dma_;
   std::vector<BufferState> buffers_;
   std::vector<int64_t> first_, last_;
+  std::vector<bool> folded_;
   Operand stationary_;
   Port sbuf_port_, psum_port_;
   Capacity sbuf_, psum_;
@@ -443,6 +472,7 @@ std::string timing_json(const Timing& t) {
   j["total_ms"] = t.total_ns * 1e-6;
   j["launch_ns"] = t.launch_ns;
   j["instructions"] = t.instructions;
+  j["folded_psum_memsets"] = t.folded_memsets;
   nlohmann::ordered_json engines = nlohmann::ordered_json::object();
   for (const EngineUsage& e : t.engines)
     engines[e.name] = {{"busy_ns", e.busy_ns}, {"utilization", e.utilization}, {"instructions", e.instructions}};

@@ -7,8 +7,8 @@
 // read-after-write, write-after-read and write-after-write on overlapping
 // boxes of one allocation, plus a dependent-instruction latency on the same
 // engine or a semaphore wait (t_sync) across engines. DMA records are split
-// into transfers over 16 queues, each costing a fixed time plus one per
-// descriptor (contiguous run) plus bytes at the queue's bandwidth, with a
+// into transfers over 16 in-order queues, each costing a fixed time plus one
+// per descriptor (contiguous run) plus bytes at the queue's bandwidth, with a
 // start latency overlapped across a few outstanding transfers. A loop body's
 // tiles are fresh allocations per iteration (the trace's `buf`), so iterations
 // overlap until SBUF or PSUM is full: an allocation waits until enough earlier
@@ -88,6 +88,7 @@ struct Timing {
   std::vector<EngineUsage> engines;  // tensor, vector, scalar, gpsimd, dma (all queues: busy / queues)
   std::vector<double> dma_queue_busy_ns;
   int64_t instructions = 0;
+  int64_t folded_memsets = 0;  // PSUM zeroing folded into the first matmul
   int64_t dma_bytes = 0, dma_descriptors = 0, dma_transfers = 0;
   double schedule_seconds = 0;  // how long the model took
   std::vector<Span> spans;      // when asked for
