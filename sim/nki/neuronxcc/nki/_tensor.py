@@ -252,9 +252,13 @@ def allocate(shape, dtype, buffer, name="", explicit=True):
         fail("R2", "shared_hbm (kernel output) tensors can only be created at the kernel's top "
              "level, not inside a loop")
     tensor = object.__new__(Tensor)
-    tensor.storage = np.zeros(dims, dtype=dt.storage(nki_dtype))
-    tensor.written = np.zeros(dims, dtype=bool)
-    tensor.undefined = np.zeros(dims, dtype=bool)
+    if sim.dry and buffer in ON_CHIP:  # never stored into: read-only zeros, no memory
+        tensor.storage = np.broadcast_to(np.zeros((), dtype=dt.storage(nki_dtype)), dims)
+        tensor.written = tensor.undefined = np.broadcast_to(False, dims)
+    else:
+        tensor.storage = np.zeros(dims, dtype=dt.storage(nki_dtype))
+        tensor.written = np.zeros(dims, dtype=bool)
+        tensor.undefined = np.zeros(dims, dtype=bool)
     tensor.undefined_origin = None
     tensor.dtype, tensor.buffer, tensor.partition_axis = nki_dtype, buffer, partition_axis
     tensor.pending = None
@@ -468,7 +472,7 @@ class View(TileOps):
         tensor.check_alive()
         index = self.key if self.basic else self._checked_index(valid)
         if _sim.current is not None and _sim.current.dry:
-            return np.zeros(self.shape, dtype=tensor.storage.dtype), None
+            return np.broadcast_to(np.zeros((), dtype=tensor.storage.dtype), self.shape), None
         values = tensor.storage[index]
         unwritten = ~tensor.written[index]
         undefined = unwritten | tensor.undefined[index]
@@ -490,7 +494,7 @@ class View(TileOps):
         tensor.check_alive()
         index = self.key if self.basic else self._checked_index(None)
         if _sim.current is not None and _sim.current.dry:
-            return np.zeros(self.shape, dtype=np.float32), None
+            return np.broadcast_to(np.float32(0), self.shape), None
         values = tensor.storage[index].astype(np.float32)
         values[~tensor.written[index]] = 0
         undefined = tensor.undefined[index]
@@ -503,11 +507,12 @@ class View(TileOps):
         tensor = self.tensor
         tensor.check_alive()
         if _sim.current is not None and _sim.current.dry:
-            # Dry: only what the rules need (bounds, R20; written elements, R2).
+            # Dry: only what the rules need (bounds, R20; written HBM elements, R2).
             index = self.key if self.basic and valid is None else self._checked_index(valid)
-            if valid is not None:
-                index = tuple(i[valid] for i in index)
-            tensor.written[index] = True
+            if tensor.buffer.is_hbm:
+                if valid is not None:
+                    index = tuple(i[valid] for i in index)
+                tensor.written[index] = True
             return
         values = np.broadcast_to(values, self.shape)
         mask = (np.zeros(self.shape, dtype=bool) if undefined is None
@@ -562,7 +567,9 @@ class View(TileOps):
         valid = pending.valid
         if valid is not None:
             valid = np.broadcast_to(valid, self.shape)
-        self.write(dt.cast(pending.values, self.tensor.dtype), valid, pending.undefined)
+        dry = _sim.current is not None and _sim.current.dry
+        self.write(pending.values if dry else dt.cast(pending.values, self.tensor.dtype), valid,
+                   pending.undefined)
         pending.record["out"] = operand_record(self)
         result.pending = None
         if result.alloc is not None:
@@ -581,12 +588,15 @@ class View(TileOps):
             if self.tensor.dtype != dt.float32:
                 fail("R26", "PSUM accumulation is fp32; the destination is %s"
                      % dt.name(self.tensor.dtype))
-            if choices.PSUM_ACCUMULATE_UNWRITTEN_AS_ZERO:
+            if _sim.current.dry:
+                self.read()  # liveness and bounds; nothing to add
+            elif choices.PSUM_ACCUMULATE_UNWRITTEN_AS_ZERO:
                 current, undefined = self.read_unwritten_as_zero()
             else:
                 current, undefined = self.read()
-            self.write(current.astype(np.float32) + pending.values, None,
-                       undefined_union(self.shape, undefined, pending.undefined))
+            if not _sim.current.dry:
+                self.write(current.astype(np.float32) + pending.values, None,
+                           undefined_union(self.shape, undefined, pending.undefined))
             pending.record["out"] = operand_record(self)
             pending.record["accumulate"] = True
             sim = _sim.active()
