@@ -35,8 +35,8 @@ int time_trace(const Word& command, const ParsedArgs& args) {
             << " instructions\n";
   for (const timing::EngineUsage& e : t.engines)
     std::cout << "  " << std::left << std::setw(7) << e.name << std::right << " busy " << std::setw(12)
-              << e.busy_ns * 1e-3 << " us  " << std::setw(6) << std::setprecision(1) << e.utilization * 100
-              << "%  " << e.instructions << " instructions\n"
+              << e.busy_ns * 1e-3 << " us  " << std::setw(6) << std::setprecision(1) << e.utilization * 100 << "%  "
+              << e.instructions << " instructions\n"
               << std::setprecision(3);
   std::cout << "  dma: " << t.dma_bytes << " bytes, " << t.dma_descriptors << " descriptors, " << t.dma_transfers
             << " transfers over " << t.dma_queue_busy_ns.size() << " queues\n"
@@ -58,8 +58,9 @@ const Command& time_command() {
       "object (default hw/trn1.json) with its source. Prints the simulated time, each engine's busy time\n"
       "and utilization and the DMA traffic. It is a model, not a measurement: see the README.\n",
       {{"--hw", "DESCRIPTION", "the description whose \"timing\" parameters to use (default trn1)"},
-       {"--chrome", "OUT.json", "write the timeline as a Chrome trace (one track per engine and DMA\nqueue; "
-                                "open it in Perfetto or chrome://tracing)"},
+       {"--chrome", "OUT.json",
+        "write the timeline as a Chrome trace (one track per engine and DMA\nqueue; "
+        "open it in Perfetto or chrome://tracing)"},
        {"--json", "", "print the timing as JSON instead of text"},
        {"--help", "", "show this help"}},
       time_trace};

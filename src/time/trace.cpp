@@ -3,9 +3,9 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
-#include <tuple>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace axon::timing {
 namespace {
@@ -90,8 +90,10 @@ class LineParser {
         int32_t child = value(depth + 1);
         if (child < 0) return -1;
         nodes_[static_cast<size_t>(child)].key = key;
-        if (last < 0) nodes_[static_cast<size_t>(self)].first = child;
-        else nodes_[static_cast<size_t>(last)].next = child;
+        if (last < 0)
+          nodes_[static_cast<size_t>(self)].first = child;
+        else
+          nodes_[static_cast<size_t>(last)].next = child;
         last = child;
         skip();
         if (pos_ < text_.size() && text_[pos_] == ',') {
@@ -121,8 +123,9 @@ class LineParser {
       size_t begin = pos_;
       bool integer = true;
       ++pos_;
-      while (pos_ < text_.size() && (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' ||
-                                     text_[pos_] == 'e' || text_[pos_] == 'E' || text_[pos_] == '+' || text_[pos_] == '-')) {
+      while (pos_ < text_.size() &&
+             (std::isdigit(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '.' || text_[pos_] == 'e' ||
+              text_[pos_] == 'E' || text_[pos_] == '+' || text_[pos_] == '-')) {
         if (!std::isdigit(static_cast<unsigned char>(text_[pos_]))) integer = false;
         ++pos_;
       }
@@ -198,17 +201,25 @@ Queue parse_queue(const LineReader& r, const std::string& name) {
 }
 
 Opcode parse_opcode(const std::string& op) {
-  static const std::map<std::string, Opcode> names = {
-      {"nc_matmul", Opcode::Matmul},         {"nc_transpose", Opcode::Transpose},
-      {"activation", Opcode::Activation},    {"tensor_tensor", Opcode::TensorTensor},
-      {"tensor_scalar", Opcode::TensorScalar}, {"scalar_tensor_tensor", Opcode::ScalarTensorTensor},
-      {"tensor_reduce", Opcode::TensorReduce}, {"tensor_copy", Opcode::TensorCopy},
-      {"reciprocal", Opcode::Reciprocal},    {"tensor_tensor_scan", Opcode::Scan},
-      {"bn_stats", Opcode::BnStats},         {"bn_aggr", Opcode::BnAggr},
-      {"memset", Opcode::Memset},            {"iota", Opcode::Iota},
-      {"load", Opcode::Load},                {"store", Opcode::Store},
-      {"dma_copy", Opcode::DmaCopy},         {"load_transpose2d", Opcode::DmaTranspose},
-      {"dma_transpose", Opcode::DmaTranspose}};
+  static const std::map<std::string, Opcode> names = {{"nc_matmul", Opcode::Matmul},
+                                                      {"nc_transpose", Opcode::Transpose},
+                                                      {"activation", Opcode::Activation},
+                                                      {"tensor_tensor", Opcode::TensorTensor},
+                                                      {"tensor_scalar", Opcode::TensorScalar},
+                                                      {"scalar_tensor_tensor", Opcode::ScalarTensorTensor},
+                                                      {"tensor_reduce", Opcode::TensorReduce},
+                                                      {"tensor_copy", Opcode::TensorCopy},
+                                                      {"reciprocal", Opcode::Reciprocal},
+                                                      {"tensor_tensor_scan", Opcode::Scan},
+                                                      {"bn_stats", Opcode::BnStats},
+                                                      {"bn_aggr", Opcode::BnAggr},
+                                                      {"memset", Opcode::Memset},
+                                                      {"iota", Opcode::Iota},
+                                                      {"load", Opcode::Load},
+                                                      {"store", Opcode::Store},
+                                                      {"dma_copy", Opcode::DmaCopy},
+                                                      {"load_transpose2d", Opcode::DmaTranspose},
+                                                      {"dma_transpose", Opcode::DmaTranspose}};
   auto it = names.find(op);
   return it == names.end() ? Opcode::Other : it->second;
 }
@@ -217,10 +228,14 @@ Operand parse_operand(const LineReader& r, const Node& j) {
   if (j.kind != Node::Object) r.fail("an operand must be an object");
   Operand o;
   std::string_view space = r.string(j, "mem");
-  if (space == "sbuf") o.space = Space::Sbuf;
-  else if (space == "psum") o.space = Space::Psum;
-  else if (space == "shared_hbm" || space == "private_hbm" || space == "hbm") o.space = Space::Hbm;
-  else r.fail("unknown memory '" + std::string(space) + "'");
+  if (space == "sbuf")
+    o.space = Space::Sbuf;
+  else if (space == "psum")
+    o.space = Space::Psum;
+  else if (space == "shared_hbm" || space == "private_hbm" || space == "hbm")
+    o.space = Space::Hbm;
+  else
+    r.fail("unknown memory '" + std::string(space) + "'");
   o.buf = r.integer(j, "buf");
   if (o.buf < 0 || o.buf > (int64_t{1} << 31)) r.fail("'buf' must be an id >= 0");
   auto [p0, p1] = r.range(j, "part");
@@ -241,9 +256,12 @@ Operand parse_operand(const LineReader& r, const Node& j) {
     first = false;
   }
   std::string_view d = r.string(j, "dtype");
-  if (d == "float32" || d == "int32" || d == "uint32" || d == "tfloat32") o.dtype_bytes = 4;
-  else if (d == "bfloat16" || d == "float16" || d == "int16" || d == "uint16") o.dtype_bytes = 2;
-  else o.dtype_bytes = 1;  // fp8, int8, uint8, bool
+  if (d == "float32" || d == "int32" || d == "uint32" || d == "tfloat32")
+    o.dtype_bytes = 4;
+  else if (d == "bfloat16" || d == "float16" || d == "int16" || d == "uint16")
+    o.dtype_bytes = 2;
+  else
+    o.dtype_bytes = 1;  // fp8, int8, uint8, bool
   o.is_f32 = d == "float32" || d == "int32" || d == "uint32";
   if (o.contig <= 0) o.contig = o.dtype_bytes;
   return o;

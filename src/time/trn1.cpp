@@ -1,11 +1,10 @@
 #include "time/trn1.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <queue>
 
@@ -68,9 +67,7 @@ double compute_cycles(const Record& r, const Trn1Params& p, bool new_stationary)
       cycles = std::max(parts, std::min(ii, n));
       return cycles * (f32_inputs ? p.transpose_f32_factor : 1);
     }
-    case Opcode::Activation:
-      cycles = std::max(ii, n) + (r.reduces ? p.activation_reduce_cycles : 0);
-      break;
+    case Opcode::Activation: cycles = std::max(ii, n) + (r.reduces ? p.activation_reduce_cycles : 0); break;
     case Opcode::TensorTensor:
     case Opcode::ScalarTensorTensor: {
       bool fast = any_operand(r, Space::Psum) || all_bf16;
@@ -107,7 +104,7 @@ double compute_cycles(const Record& r, const Trn1Params& p, bool new_stationary)
 struct Access {
   int32_t p0, p1;
   int64_t b0, b1;
-  double end;   // when the access completed
+  double end;  // when the access completed
   Queue queue;
   bool accumulate;  // a PSUM += on the Tensor engine
 };
@@ -216,18 +213,19 @@ class Scheduler {
     for (size_t i = 0; i < trace.records.size(); ++i)
       if (!folded_[i])
         for (const Operand& o : trace.records[i].operands) {
-        if (o.buf < 0) continue;
-        size_t b = static_cast<size_t>(o.buf);
-        if (b >= first_.size()) first_.resize(b + 1, -1), last_.resize(b + 1, -1), buffers_.resize(b + 1);
-        if (first_[b] < 0) first_[b] = static_cast<int64_t>(i);
-        last_[b] = static_cast<int64_t>(i);
-      }
+          if (o.buf < 0) continue;
+          size_t b = static_cast<size_t>(o.buf);
+          if (b >= first_.size()) first_.resize(b + 1, -1), last_.resize(b + 1, -1), buffers_.resize(b + 1);
+          if (first_[b] < 0) first_[b] = static_cast<int64_t>(i);
+          last_[b] = static_cast<int64_t>(i);
+        }
   }
 
   Timing run() {
     Timing t;
     t.engines.resize(kComputeQueues + 1);
-    for (int e = 0; e <= kComputeQueues; ++e) t.engines[static_cast<size_t>(e)].name = queue_name(static_cast<Queue>(e));
+    for (int e = 0; e <= kComputeQueues; ++e)
+      t.engines[static_cast<size_t>(e)].name = queue_name(static_cast<Queue>(e));
     t.dma_queue_busy_ns.assign(dma_.size(), 0);
     double makespan = 0;
     for (size_t i = 0; i < trace_.records.size(); ++i) {
@@ -277,7 +275,8 @@ class Scheduler {
   // When a record on `queue` may read what `a` wrote.
   double ready_after_write(const Access& a, Queue queue, bool accumulate) const {
     if (a.queue != queue) return a.end + p_.sync_ns;
-    if (queue == Queue::Tensor) return accumulate && a.accumulate ? a.end : a.end + cycles_ns(p_.matmul_latency_cycles, queue);
+    if (queue == Queue::Tensor)
+      return accumulate && a.accumulate ? a.end : a.end + cycles_ns(p_.matmul_latency_cycles, queue);
     if (queue == Queue::Dma) return a.end;
     return a.end + cycles_ns(p_.dependent_overhead_cycles + 2 * p_.access_overhead_cycles, queue);
   }
@@ -342,8 +341,8 @@ class Scheduler {
     bool new_stationary = false;
     if (r.opcode == Opcode::Matmul && !r.operands.empty()) {
       const Operand& s = r.operands.front();
-      new_stationary = s.buf != stationary_.buf || s.p0 != stationary_.p0 || s.b0 != stationary_.b0 ||
-                       s.b1 != stationary_.b1;
+      new_stationary =
+          s.buf != stationary_.buf || s.p0 != stationary_.p0 || s.b0 != stationary_.b0 || s.b1 != stationary_.b1;
       stationary_ = s;
     }
     double d = cycles_ns(compute_cycles(r, p_, new_stationary), r.queue);
@@ -382,8 +381,9 @@ class Scheduler {
     // The transfers go to the queues whose bandwidth frees first.
     std::vector<size_t> order(dma_.size());
     for (size_t q = 0; q < order.size(); ++q) order[q] = q;
-    std::partial_sort(order.begin(), order.begin() + transfers, order.end(),
-                      [&](size_t a, size_t b) { return dma_[a].free < dma_[b].free || (dma_[a].free == dma_[b].free && a < b); });
+    std::partial_sort(order.begin(), order.begin() + transfers, order.end(), [&](size_t a, size_t b) {
+      return dma_[a].free < dma_[b].free || (dma_[a].free == dma_[b].free && a < b);
+    });
     double first = 1e300, last = 0;
     for (int64_t k = 0; k < transfers; ++k) {
       DmaQueue& q = dma_[order[static_cast<size_t>(k)]];
@@ -391,14 +391,17 @@ class Scheduler {
       double share_desc = std::ceil(static_cast<double>(descriptors) / static_cast<double>(transfers));
       auto slot = std::min_element(q.slots.begin(), q.slots.end());
       double start = std::max({ready, q.free, *slot});
-      double occupancy = p_.dma_transfer_ns + share_desc * p_.dma_descriptor_ns + share_bytes / p_.dma_queue_bytes_per_ns;
+      double occupancy =
+          p_.dma_transfer_ns + share_desc * p_.dma_descriptor_ns + share_bytes / p_.dma_queue_bytes_per_ns;
       double done = start + occupancy + p_.dma_latency_ns;
       q.free = start + occupancy;
       *slot = done;
       t.dma_queue_busy_ns[order[static_cast<size_t>(k)]] += occupancy;
       first = std::min(first, start);
       last = std::max(last, done);
-      if (keep_) t.spans.push_back({kDmaTrack + static_cast<int>(order[static_cast<size_t>(k)]), static_cast<int32_t>(index), start, done});
+      if (keep_)
+        t.spans.push_back(
+            {kDmaTrack + static_cast<int>(order[static_cast<size_t>(k)]), static_cast<int32_t>(index), start, done});
     }
     t.dma_bytes += bytes;
     t.dma_descriptors += descriptors;
@@ -491,7 +494,8 @@ void write_chrome_trace(const Trace& trace, const Timing& t, std::ostream& out) 
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   int tracks = kComputeQueues + static_cast<int>(t.dma_queue_busy_ns.size());
   for (int k = 0; k < tracks; ++k) {
-    std::string name = k < kComputeQueues ? queue_name(static_cast<Queue>(k)) : "dma" + std::to_string(k - kComputeQueues);
+    std::string name =
+        k < kComputeQueues ? queue_name(static_cast<Queue>(k)) : "dma" + std::to_string(k - kComputeQueues);
     out << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":0,\"tid\":" << k << ",\"args\":{\"name\":\"" << name
         << "\"}},\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":0,\"tid\":" << k
         << ",\"args\":{\"sort_index\":" << k << "}},\n";
@@ -500,10 +504,12 @@ void write_chrome_trace(const Trace& trace, const Timing& t, std::ostream& out) 
   for (const Span& s : t.spans) {
     const Record& r = trace.records[static_cast<size_t>(s.record)];
     out << "{\"ph\":\"X\",\"pid\":0,\"tid\":" << s.track << ",\"name\":" << nlohmann::json(r.op).dump();
-    std::snprintf(number, sizeof number, ",\"ts\":%.4f,\"dur\":%.4f", s.start_ns * 1e-3, (s.end_ns - s.start_ns) * 1e-3);
+    std::snprintf(number, sizeof number, ",\"ts\":%.4f,\"dur\":%.4f", s.start_ns * 1e-3,
+                  (s.end_ns - s.start_ns) * 1e-3);
     out << number << ",\"args\":{\"seq\":" << r.seq << ",\"loc\":" << nlohmann::json(r.loc).dump() << "}},\n";
   }
-  out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"NeuronCore-v2 (axon time, simulated)\"}}\n]}\n";
+  out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"args\":{\"name\":\"NeuronCore-v2 (axon time, "
+         "simulated)\"}}\n]}\n";
 }
 
 }  // namespace axon::timing

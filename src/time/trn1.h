@@ -36,31 +36,31 @@ namespace axon::timing {
 /// The model's parameters, read from a description's "timing" object.
 struct Trn1Params {
   std::array<double, kComputeQueues> clock_ghz{};  // tensor, vector, scalar, gpsimd
-  double min_ii_cycles = 0;            // an instruction's shortest initiation interval
-  double dependent_overhead_cycles = 0;  // a dependent instruction on the same engine waits this
-  double access_overhead_cycles = 0;   // per tensor access, exposed in dependent chains (x2)
-  double matmul_latency_cycles = 0;    // Tensor engine result latency
-  double matmul_f32_factor = 0;        // fp32 operands are this much slower
-  double load_stationary_speedup = 0;  // LoadStationary vs a MultiplyMoving of the same size
+  double min_ii_cycles = 0;                        // an instruction's shortest initiation interval
+  double dependent_overhead_cycles = 0;            // a dependent instruction on the same engine waits this
+  double access_overhead_cycles = 0;               // per tensor access, exposed in dependent chains (x2)
+  double matmul_latency_cycles = 0;                // Tensor engine result latency
+  double matmul_f32_factor = 0;                    // fp32 operands are this much slower
+  double load_stationary_speedup = 0;              // LoadStationary vs a MultiplyMoving of the same size
   double transpose_f32_factor = 0;
-  double stride_penalty = 0;           // inner stride > 16 B: this factor slower
+  double stride_penalty = 0;  // inner stride > 16 B: this factor slower
   double activation_reduce_cycles = 0;
   double tensor_tensor_cycles_per_element = 0;
   double reciprocal_cycles_per_element = 0;
   double scan_cycles_per_element = 0;
   double bn_aggr_cycles_per_element = 0;
   double iota_base_cycles = 0;
-  double sync_ns = 0;                  // cross-engine semaphore wait
+  double sync_ns = 0;  // cross-engine semaphore wait
   int dma_queues = 0;
   double dma_queue_bytes_per_ns = 0;
-  double dma_transfer_ns = 0;          // fixed queue time per transfer
-  double dma_descriptor_ns = 0;        // queue time per descriptor
-  double dma_latency_ns = 0;           // start latency, overlapped across outstanding transfers
-  int dma_outstanding = 0;             // transfers in flight per queue
+  double dma_transfer_ns = 0;    // fixed queue time per transfer
+  double dma_descriptor_ns = 0;  // queue time per descriptor
+  double dma_latency_ns = 0;     // start latency, overlapped across outstanding transfers
+  int dma_outstanding = 0;       // transfers in flight per queue
   int dma_partitions_per_transfer = 0;
   double sbuf_bytes_per_partition = 0;
   double psum_bytes_per_partition = 0;
-  double launch_ns = 0;                // kernel launch, added once
+  double launch_ns = 0;  // kernel launch, added once
 };
 
 /// Reads the parameters; a missing or out-of-range one is a UserError naming
@@ -104,7 +104,6 @@ void write_chrome_trace(const Trace& trace, const Timing& timing, std::ostream& 
 
 /// The whole path for a caller such as the trn1 target: load the trace file
 /// and time it with the description's parameters.
-Timing time_trace_file(const std::string& trace_path, const hw::Description& description,
-                       bool keep_spans = false);
+Timing time_trace_file(const std::string& trace_path, const hw::Description& description, bool keep_spans = false);
 
 }  // namespace axon::timing

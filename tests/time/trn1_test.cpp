@@ -1,13 +1,13 @@
 // The trn1 timing model on small hand-written traces: parallel engines,
 // dependences, shared ports, DMA accounting, capacity, parameters and errors.
+#include "time/trn1.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-
 #include <sstream>
 
 #include "hw/description.h"
-#include "time/trn1.h"
 
 namespace axon::timing {
 namespace {
@@ -22,9 +22,13 @@ std::string operand(const std::string& mem, int buf, int partitions, int bytes, 
                     int alloc = -1) {
   int item = dtype == "float32" ? 4 : 2;
   std::ostringstream out;
-  out << "{\"shape\": [" << partitions << ", " << bytes / item << "], \"dtype\": \"" << dtype << "\", \"mem\": \"" << mem
-      << "\", \"buf\": " << buf << ", \"part\": [0, " << partitions << "], \"bytes\": [0, " << bytes
-      << "], \"contig\": " << bytes << ", \"alloc\": " << (mem == "shared_hbm" ? 0 : alloc < 0 ? bytes : alloc) << "}";
+  out << "{\"shape\": [" << partitions << ", " << bytes / item << "], \"dtype\": \"" << dtype << "\", \"mem\": \""
+      << mem << "\", \"buf\": " << buf << ", \"part\": [0, " << partitions << "], \"bytes\": [0, " << bytes
+      << "], \"contig\": " << bytes << ", \"alloc\": "
+      << (mem == "shared_hbm" ? 0
+          : alloc < 0         ? bytes
+                              : alloc)
+      << "}";
   return out.str();
 }
 
@@ -94,8 +98,10 @@ TEST(Trn1Timing, DependencesWaitWithSyncAcrossEngines) {
   Timing war = timed(op(0, "vector", 0, 1) + op(1, "scalar", 2, 0));
   EXPECT_NEAR(war.total_ns - p.launch_ns, vector_op + p.sync_ns + scalar_op, 1e-6);
   // Disjoint halves of one buffer: no dependence.
-  std::string low = operand("sbuf", 1, 64, 2048), high = "{\"shape\": [64, 512], \"dtype\": \"float32\", \"mem\": "
-                    "\"sbuf\", \"buf\": 1, \"part\": [64, 128], \"bytes\": [0, 2048], \"contig\": 2048, \"alloc\": 2048}";
+  std::string low = operand("sbuf", 1, 64, 2048),
+              high =
+                  "{\"shape\": [64, 512], \"dtype\": \"float32\", \"mem\": "
+                  "\"sbuf\", \"buf\": 1, \"part\": [64, 128], \"bytes\": [0, 2048], \"contig\": 2048, \"alloc\": 2048}";
   Timing disjoint = timed(record(0, "vector", "tensor_copy", {operand("sbuf", 0, 64, 2048)}, low, ", \"n\": 512") +
                           record(1, "scalar", "activation", {high}, operand("sbuf", 2, 64, 2048), ", \"n\": 512"));
   EXPECT_NEAR(disjoint.total_ns - p.launch_ns, std::max(vector_op, scalar_op), 1e-6);
@@ -129,8 +135,8 @@ TEST(Trn1Timing, CapacityDelaysANewAllocation) {
   // for the Vector op that last reads the first tile.
   int big = 128 * 1024;
   std::string a = record(0, "vector", "memset", {}, operand("sbuf", 0, 128, big), ", \"n\": 32768");
-  std::string b = record(1, "scalar", "activation", {operand("sbuf", 2, 128, 2048)}, operand("sbuf", 1, 128, big),
-                         ", \"n\": 512");
+  std::string b =
+      record(1, "scalar", "activation", {operand("sbuf", 2, 128, 2048)}, operand("sbuf", 1, 128, big), ", \"n\": 512");
   double memset = 32768 / p.clock_ghz[1], activation = 512 / p.clock_ghz[2];
   Timing t = timed(a + b);
   EXPECT_NEAR(t.total_ns - p.launch_ns, memset + activation, 1e-6);
@@ -142,8 +148,9 @@ TEST(Trn1Timing, CapacityDelaysANewAllocation) {
 TEST(Trn1Timing, PsumZeroingFoldsIntoTheMatmul) {
   std::string acc = operand("psum", 2, 128, 2048);
   std::string trace = record(0, "vector", "memset", {}, acc, ", \"n\": 512") +
-                      record(1, "tensor", "nc_matmul", {operand("sbuf", 0, 128, 256, "bfloat16"), operand("sbuf", 1, 128, 1024, "bfloat16")},
-                             acc, ", \"n\": 128, \"mkn\": [128, 128, 512], \"accumulate\": true");
+                      record(1, "tensor", "nc_matmul",
+                             {operand("sbuf", 0, 128, 256, "bfloat16"), operand("sbuf", 1, 128, 1024, "bfloat16")}, acc,
+                             ", \"n\": 128, \"mkn\": [128, 128, 512], \"accumulate\": true");
   Timing t = timed(trace);
   EXPECT_EQ(t.folded_memsets, 1);
   EXPECT_NEAR(busy(t, "vector"), 0, 1e-9);
@@ -190,8 +197,8 @@ TEST(Trn1Timing, BadTraceLinesAreUserErrors) {
     } catch (const UserError& e) {
       actual = e.format();
     }
-    EXPECT_NE(actual.find(row.expected), std::string::npos) << "input: " << row.text << "expected: " << row.expected
-                                                            << "\nactual: " << actual;
+    EXPECT_NE(actual.find(row.expected), std::string::npos)
+        << "input: " << row.text << "expected: " << row.expected << "\nactual: " << actual;
   }
 }
 
