@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 #include <tuple>
+#include <unordered_map>
 
 namespace axon::timing {
 namespace {
@@ -237,7 +238,7 @@ Operand parse_operand(const LineReader& r, const Node& j) {
   else
     r.fail("unknown memory '" + std::string(space) + "'");
   o.buf = r.integer(j, "buf");
-  if (o.buf < 0 || o.buf > (int64_t{1} << 31)) r.fail("'buf' must be an id >= 0");
+  if (o.buf < 0) r.fail("'buf' must be an id >= 0");
   auto [p0, p1] = r.range(j, "part");
   auto [b0, b1] = r.range(j, "bytes");
   if (p1 > (int64_t{1} << 31)) r.fail("'part' out of range");
@@ -332,6 +333,7 @@ Trace parse_trace(std::shared_ptr<const SourceFile> file) {
   const std::string& text = file->text;
   int line = 0;
   LineParser json;
+  std::unordered_map<int64_t, int64_t> dense;  // trace buf id -> 0, 1, 2, ...
   for (size_t begin = 0; begin < text.size();) {
     size_t end = text.find('\n', begin);
     if (end == std::string::npos) end = text.size();
@@ -341,6 +343,8 @@ Trace parse_trace(std::shared_ptr<const SourceFile> file) {
       LineReader reader{file, line, json};
       if (!json.parse(view)) reader.fail("not valid JSON: " + json.error, json.error_at);
       trace.records.push_back(parse_record(reader));
+      for (Operand& o : trace.records.back().operands)
+        o.buf = dense.emplace(o.buf, static_cast<int64_t>(dense.size())).first->second;
     }
     begin = end + 1;
   }

@@ -49,7 +49,7 @@ enum class Opcode : uint8_t {
 /// a row in HBM).
 struct Operand {
   Space space = Space::Sbuf;
-  int64_t buf = -1;
+  int64_t buf = -1;  // renumbered densely from 0 in order of appearance (the trace's own id may be any)
   int32_t p0 = 0, p1 = 1;
   int64_t b0 = 0, b1 = 0;
   int64_t contig = 0;         // bytes of one contiguous run
