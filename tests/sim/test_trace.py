@@ -121,3 +121,21 @@ def test_dry_flag_on_the_package(monkeypatch):
     out = nki.simulate_kernel(scaled_rows, rand(128, 256))
     assert out.shape == (128, 256)
     assert _run.last.sim.dry
+
+
+@nki.jit
+def through_a_reshape(a):
+    out = nl.ndarray((4, 256), dtype=a.dtype, buffer=nl.shared_hbm)
+    flat = out.reshape((1, 1024))
+    nl.store(flat[0:1, 512:1024], value=nl.load(a.reshape((1, 1024))[0:1, 512:1024]))
+    nl.store(out[0:2, :], value=nl.load(a[0:2, :]))
+    return out
+
+
+def test_views_of_a_reshape_are_boxes_of_the_allocation():
+    trace = records(through_a_reshape, rand(4, 256))
+    stores = [r["out"] for r in trace if r["op"] == "store"]
+    # out[2:4, :] through its (1, 1024) view: rows 2 and 3 of out's own shape, whole rows.
+    assert stores[0]["part"] == [2, 4] and stores[0]["bytes"] == [0, 1024]
+    assert stores[1]["part"] == [0, 2] and stores[1]["bytes"] == [0, 1024]
+    assert stores[0]["buf"] == stores[1]["buf"]

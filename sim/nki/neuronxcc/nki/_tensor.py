@@ -173,7 +173,7 @@ class TileOps:
 class Tensor(TileOps):
     __slots__ = ("storage", "written", "undefined", "undefined_origin", "dtype", "buffer",
                  "partition_axis", "name", "alloc", "pending", "origin", "buffer_id",
-                 "__weakref__")
+                 "base_shape", "__weakref__")
 
     @property
     def shape(self):
@@ -216,6 +216,7 @@ class Tensor(TileOps):
         view.dtype, view.buffer, view.partition_axis = self.dtype, self.buffer, 0
         view.name, view.alloc, view.pending, view.origin = self.name, self.alloc, None, self.origin
         view.buffer_id = self.buffer_id
+        view.base_shape = getattr(self, "base_shape", None) or tuple(self.shape)
         return view
 
     def __repr__(self):
@@ -669,6 +670,28 @@ def _axis_ranges(view):
     return ranges
 
 
+def _base_region(shape, base, ranges, itemsize):
+    """The region of a view of a reshaped HBM tensor, in the shape it was allocated with (so
+    that every view of one allocation is a box of the same rows): the rows its flat element
+    bounds span, and the bytes within a row (all of a row when it spans several)."""
+    first = last = 0
+    stride = 1
+    contig, contiguous = 1, True
+    for a in reversed(range(len(shape))):
+        lo, hi, dense = ranges[a]
+        first += lo * stride
+        last += hi * stride
+        if contiguous:
+            contig *= (hi - lo + 1) if dense else 1
+            contiguous = dense and hi - lo + 1 == shape[a]
+        stride *= shape[a]
+    width = int(np.prod(base[1:])) if len(base) > 1 else 1
+    rows = [first // width, last // width + 1]
+    if rows[1] - rows[0] == 1:
+        return rows, [(first % width) * itemsize, (last % width + 1) * itemsize], contig * itemsize
+    return rows, [0, width * itemsize], contig * itemsize
+
+
 def region(view):
     """(partitions [first, end), bytes [first, end) within a partition, contiguous run bytes);
     for HBM, rows of the first dimension and bytes within a row."""
@@ -682,6 +705,9 @@ def region(view):
     axis = 0 if tensor.buffer.is_hbm else tensor.partition_axis
     axes = [a for a in range(len(shape)) if a != axis]
     partitions = [max(0, ranges[axis][0]), ranges[axis][1] + 1]
+    base = getattr(tensor, "base_shape", None)
+    if tensor.buffer.is_hbm and base is not None and tuple(base) != tuple(shape):
+        return _base_region(shape, base, ranges, itemsize)
     first = last = 0
     stride = 1
     contig, contiguous = 1, True
