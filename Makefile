@@ -1,6 +1,6 @@
 # Axon's entry points. `make demo` and `make test` work on a fresh Debian 12
 # machine: each installs what is missing, builds, then runs.
-.PHONY: all deps bench-env sim-env build demo test test-release test-asan test-python fuzz-smoke fuzz bench bench-quick format clean
+.PHONY: all deps bench-env sim-env build demo test test-release test-long test-asan test-python fuzz-smoke fuzz bench bench-quick format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
@@ -29,16 +29,20 @@ demo: build
 	@scripts/demo.sh
 
 # Every test: the release build, the same tests under ASan+UBSan, the Python
-# package, and a short fuzz run of the parser.
+# package, and a short fuzz run of the parser. Tests labelled `long` (the
+# timing model at the matmul tutorial's size) run with `make test-long`.
 test: test-release test-asan test-python fuzz-smoke
 
 test-release: build bench-env sim-env
-	cd build && ctest --output-on-failure -j $(JOBS)
+	cd build && ctest --output-on-failure -j $(JOBS) -LE long
+
+test-long: build sim-env
+	cd build && ctest --output-on-failure -L long
 
 test-asan: deps sim-env
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAXON_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -E "optimize_all|bench_harness|rounding_check|nki_simulator|trn1_programs"
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -LE long -E "optimize_all|bench_harness|rounding_check|nki_simulator|trn1_programs"
 
 # The Python package: `pip install .` into a virtual environment under build/
 # (over /usr/bin/python3, which has NumPy and pytest), then tests/python.

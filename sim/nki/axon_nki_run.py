@@ -3,9 +3,11 @@
 
   axon_nki_run.py --kernel PATH/kernel.py --entry NAME --inputs a.npy,b.npy
                   --outputs o0.npy,o1.npy [--dtypes f32,bf16] [--trace trace.jsonl]
-                  [--stats stats.json] [--no-reorder-check]
+                  [--stats stats.json] [--no-reorder-check] [--dry]
 
 Inputs (.npy, float32 or float64) are cast to --dtypes (f32|bf16|f16, default f32 each);
+with --dry an input may instead be a shape, `4096x8192` (zeros), and the kernel runs dry:
+control flow, shapes and rules and the trace, no values (the outputs written are undefined);
 the kernel's outputs are written as float32 .npy files, in order. Exit status: 0 on
 success; 1 when the kernel breaks a rule or raises, with one first stderr line
 `FILE:LINE: error: [RULE] message` (rule `kernel` for a plain Python exception in the
@@ -44,6 +46,7 @@ def parse(argv):
     parser.add_argument("--trace")
     parser.add_argument("--stats")
     parser.add_argument("--no-reorder-check", action="store_true")
+    parser.add_argument("--dry", action="store_true")
     return parser.parse_args(argv)
 
 
@@ -60,6 +63,13 @@ def load_inputs(args):
     for path, name in zip(paths, names):
         if name not in DTYPES:
             raise UsageError("unknown dtype %r in --dtypes (use f32, bf16, f16)" % name)
+        if args.dry and not path.endswith(".npy"):
+            try:
+                dims = tuple(int(d) for d in path.split("x"))
+            except ValueError:
+                raise UsageError("%r is neither a .npy file nor a shape like 128x512" % path)
+            arrays.append(np.zeros(dims, dtype=DTYPES[name]))
+            continue
         array = np.load(path)
         if array.dtype not in (np.float32, np.float64):
             raise UsageError("%s holds %s; inputs must be float32 or float64" % (path, array.dtype))
@@ -103,7 +113,8 @@ def main(argv):
         inputs = load_inputs(args)
         output_paths = split(args.outputs)
         func = load_kernel(args.kernel, args.entry)
-        result = _run.run(func, inputs, {}, reorder_check=not args.no_reorder_check)
+        result = _run.run(func, inputs, {}, reorder_check=not args.no_reorder_check,
+                          dry=args.dry)
     except UsageError as error:
         print("axon_nki_run: error: %s" % error, file=sys.stderr)
         return 1

@@ -355,7 +355,8 @@ namespace {
 const std::vector<const Command*>& all_commands() {
   static const std::vector<const Command*> commands = {&check_command(),   &run_command(),   &verify_command(),
                                                        &explore_command(), &hw_command(),    &optimize_command(),
-                                                       &exec_command(),    &lower_command(), &bench_command()};
+                                                       &exec_command(),    &lower_command(), &bench_command(),
+                                                       &time_command()};
   return commands;
 }
 

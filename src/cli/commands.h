@@ -29,6 +29,7 @@ const Command& optimize_command();  // optimize.cpp
 const Command& exec_command();      // exec.cpp
 const Command& lower_command();     // lower.cpp
 const Command& bench_command();     // bench.cpp
+const Command& time_command();      // time.cpp
 
 int run_cli(const std::vector<Word>& words);
 

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -323,6 +324,33 @@ Instruction instruction(const Reader& r, const Json& j, const std::string& where
   return ins;
 }
 
+// "timing": {"NAME": {"value": 1.4, "unit": "GHz", "source": "documented", "note": "..."}}
+std::map<std::string, TimingParameter> timing_parameters(const Reader& r, const Json& timing) {
+  static const std::set<std::string> sources = {"documented", "derived", "fitted guess", "guess"};
+  if (!timing.is_object()) r.fail("timing", "expected an object of parameters");
+  std::map<std::string, TimingParameter> out;
+  for (const auto& [name, entry] : timing.items()) {
+    std::string w = "timing." + name;
+    if (!lang::is_identifier(name)) r.fail(w, "'" + name + "' is not an identifier", name);
+    TimingParameter p;
+    const Json& value = r.field(entry, "value", w, name);
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0)
+      r.fail(w + ".value", "expected a finite number >= 0", name);
+    p.value = value.get<double>();
+    p.unit = r.string(entry, "unit", w, name);
+    if (p.unit.empty()) r.fail(w + ".unit", "must name a unit (ns, cycles, GHz, B/ns, bytes, count)", name);
+    p.source = r.string(entry, "source", w, name);
+    if (!sources.count(p.source))
+      r.fail(w + ".source", "'" + p.source + "' is not one of documented, derived, fitted guess, guess", name);
+    p.note = r.optional_string(entry, "note", w, "", name);
+    for (const auto& [key, unused] : entry.items())
+      if (key != "value" && key != "unit" && key != "source" && key != "note")
+        r.fail(w, "unknown field '" + key + "' (value, unit, source, note)", name);
+    out[name] = p;
+  }
+  return out;
+}
+
 }  // namespace
 
 double Cost::at(const ir::Dims& dims) const { return CostParser(formula_, &dims).run(); }
@@ -398,6 +426,7 @@ Description parse_description(const std::string& text, const std::string& path) 
         r.fail("instructions[" + std::to_string(i) + "].name", "instruction '" + d.instructions.back().name + "' repeated",
                d.instructions.back().name);
   }
+  if (root.contains("timing")) d.timing = timing_parameters(r, root["timing"]);
   return d;
 }
 

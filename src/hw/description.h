@@ -63,6 +63,15 @@ struct Instruction {
   std::string emit;          // {operand}, {result} and {SIZE} placeholders
 };
 
+/// One number of a timing model (the "timing" object of a description): its
+/// value, unit and where it comes from, as the file states them.
+struct TimingParameter {
+  double value = 0;
+  std::string unit;
+  std::string source;  // "documented", "derived", "fitted guess" or "guess"
+  std::string note;    // optional: the reference, or why the value was chosen
+};
+
 struct Description {
   std::string path, name, target, summary;
   int cores = 1;
@@ -73,6 +82,9 @@ struct Description {
   std::vector<Memory> memories;
   std::vector<Engine> engines;
   std::vector<Instruction> instructions;
+  /// Timing-model parameters by name (empty when the file has no "timing").
+  /// Each value is finite and >= 0; a model checks which names it needs.
+  std::map<std::string, TimingParameter> timing;
   std::string content_hash;  // of the file's bytes: part of cache keys
 
   const Instruction* find(const std::string& instruction) const;

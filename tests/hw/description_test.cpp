@@ -131,6 +131,17 @@ TEST(HwDescription, MalformedDescriptionsNameTheField) {
        "instructions[0].emit: contains the control character U+000D"},
       {"tab in an engine name", replaced("\"name\": \"alu\"", "\"name\": \"a\\tlu\""),
        "engines[0].name: contains the control character U+0009"},
+      // Timing-model parameters: a value, a unit and a known source each.
+      {"timing not an object", replaced("\"cores\": 2,", "\"cores\": 2, \"timing\": [],"),
+       "timing: expected an object of parameters"},
+      {"timing negative", replaced("\"cores\": 2,", "\"cores\": 2, \"timing\": {\"t\": {\"value\": -1, \"unit\": \"ns\", \"source\": \"guess\"}},"),
+       "timing.t.value: expected a finite number >= 0"},
+      {"timing no unit", replaced("\"cores\": 2,", "\"cores\": 2, \"timing\": {\"t\": {\"value\": 1, \"source\": \"guess\"}},"),
+       "timing.t: missing field 'unit'"},
+      {"timing bad source", replaced("\"cores\": 2,", "\"cores\": 2, \"timing\": {\"t\": {\"value\": 1, \"unit\": \"ns\", \"source\": \"folklore\"}},"),
+       "timing.t.source: 'folklore' is not one of documented, derived, fitted guess, guess"},
+      {"timing unknown field", replaced("\"cores\": 2,", "\"cores\": 2, \"timing\": {\"t\": {\"value\": 1, \"unit\": \"ns\", \"source\": \"guess\", \"why\": 1}},"),
+       "timing.t: unknown field 'why'"},
   };
   for (const BadRow& row : rows) {
     std::string actual = outcome(row.text);

@@ -130,3 +130,19 @@ def test_reorder_check_and_its_switch(tmp_path):
     done, outs, _ = call(tmp_path, "carried", [a], 1, "--no-reorder-check")
     assert done.returncode == 0, done.stderr
     np.testing.assert_allclose(outs[0], np.cumsum(a.astype(np.float32), axis=1), rtol=1e-5)
+
+
+def test_dry_run_takes_shapes_and_writes_the_trace(tmp_path):
+    kernel = tmp_path / "kernel.py"
+    kernel.write_text(KERNELS)
+    trace = tmp_path / "trace.jsonl"
+    command = [sys.executable, RUNNER, "--kernel", str(kernel), "--entry", "scale_add", "--dry",
+               "--inputs", "256x512,256x512", "--dtypes", "bf16,bf16",
+               "--outputs", str(tmp_path / "out.npy"), "--trace", str(trace)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [r["op"] for r in records].count("load") == 4
+    assert all("buf" in operand for r in records for operand in r["in"])
+    bad = subprocess.run(command[:-2] + ["--inputs", "256xq,256x512"], capture_output=True, text=True)
+    assert bad.returncode == 1 and "neither a .npy file nor a shape" in bad.stderr

@@ -7,6 +7,7 @@ NumPy arrays (a tuple when the kernel returns several). Rule violations raise Nk
 nki.benchmark only simulates: its benchmark_result reports NaN latencies (no timing model).
 """
 import functools
+import os
 
 from . import isa, language, typing  # noqa: F401 (the API)
 from . import _run, _sim
@@ -17,6 +18,11 @@ AXON_SHIM = True
 
 # Run every kernel a second time with affine_range loops reversed (R22).
 reorder_check = True
+
+# Dry runs: control flow, shapes, indexing and capacity rules and the trace, but no values
+# (outputs are undefined, R5/R15/R22 are off); for tracing bench-size kernels in seconds.
+# Also set by the environment variable AXON_NKI_DRY=1.
+dry_run = os.environ.get("AXON_NKI_DRY", "") not in ("", "0")
 
 
 class _Latency:
@@ -41,7 +47,8 @@ class Kernel:
     def __call__(self, *args, **kwargs):
         if _sim.current is not None:  # a kernel calling another kernel: inline it
             return self.func(*args, **kwargs)
-        return _run.run(self.func, args, kwargs, reorder_check=reorder_check).value
+        return _run.run(self.func, args, kwargs, reorder_check=reorder_check,
+                        dry=dry_run).value
 
     def __getitem__(self, grid):
         fail("unsupported", "SPMD launch grids (kernel[grid](...)) are not simulated")
@@ -71,4 +78,4 @@ def profile(func=None, **kwargs):
 
 def simulate_kernel(kernel, *args, **kwargs):
     func = kernel.func if isinstance(kernel, Kernel) else kernel
-    return _run.run(func, args, kwargs, reorder_check=reorder_check).value
+    return _run.run(func, args, kwargs, reorder_check=reorder_check, dry=dry_run).value

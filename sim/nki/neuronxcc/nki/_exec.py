@@ -89,6 +89,8 @@ def values(view, valid=None):
     """(the view's values as float32, Undefined or None); masked-out elements are 0 and are
     not read."""
     raw, undefined = view.read(valid)
+    if _sim.current.dry:  # zeros: no copy, no mask
+        return np.broadcast_to(np.float32(0), raw.shape), None
     raw = raw.astype(np.float32)
     if valid is not None:
         raw = np.where(valid, raw, np.float32(0))
@@ -121,8 +123,11 @@ def result(record, computed, shape, dtype, explicit_dtype=False, buffer=SBUF, al
     """The instruction's output tile: `computed` (float32 or int) cast to `dtype`, written
     where `valid`, holding no defined value where `undefined`."""
     tensor = allocate(tuple(shape), dtype, buffer, explicit=False)
-    computed = np.asarray(computed).reshape(tensor.shape)
-    stored = dt.cast(computed, dtype)
+    if _sim.current.dry:
+        computed = stored = np.broadcast_to(np.zeros((), dtype=dt.storage(dtype)), tensor.shape)
+    else:
+        computed = np.asarray(computed).reshape(tensor.shape)
+        stored = dt.cast(computed, dtype)
     if valid is not None:
         valid = np.broadcast_to(valid, tensor.shape)
     full_view(tensor).write(stored, valid, undefined)

@@ -63,10 +63,10 @@ def _outputs(returned, fn):
     return value, arrays
 
 
-def execute(fn, args, kwargs, reverse_sites=None):
+def execute(fn, args, kwargs, reverse_sites=None, dry=False):
     if _sim.current is not None:
         raise RuntimeError("a kernel run is already in progress")
-    sim = _sim.Simulation(reverse_sites)
+    sim = _sim.Simulation(reverse_sites, dry)
     _sim.current = sim
     try:
         converted, converted_kwargs = _arguments(fn, args, kwargs)
@@ -135,11 +135,13 @@ def check_reorder(fn, args, kwargs, forward):
 last = None
 
 
-def run(fn, args, kwargs, reorder_check=True):
+def run(fn, args, kwargs, reorder_check=True, dry=False):
+    """Runs the kernel; `dry` records the trace without computing values (see _sim.py),
+    and then there is no reorder run."""
     global last
-    forward = execute(fn, args, kwargs)
+    forward = execute(fn, args, kwargs, dry=dry)
     last = forward
-    if reorder_check and forward.sim.affine_sites:
+    if reorder_check and not dry and forward.sim.affine_sites:
         check_reorder(fn, args, kwargs, forward)
     return forward
 

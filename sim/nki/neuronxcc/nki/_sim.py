@@ -15,6 +15,11 @@ ENGINES = ("tensor", "vector", "scalar", "gpsimd", "dma")
 
 current = None
 
+# Dry runs (`nki.dry_run`, env AXON_NKI_DRY=1, axon_nki_run.py --dry): the kernel's control
+# flow, shapes, indexing and capacity rules run and the trace is recorded, but no value is
+# computed or stored (reads return zeros, so results are undefined), undefined-value tracking
+# (R5), activation input ranges (R15) and the reorder run (R22) are off.
+
 
 def active():
     if current is None:
@@ -51,9 +56,11 @@ class LoopFrame:
 
 
 class Simulation:
-    def __init__(self, reverse_sites=None):
+    def __init__(self, reverse_sites=None, dry=False):
         # reverse_sites: None (forward), "all", or a set of (file, line) affine_range sites.
         self.reverse_sites = reverse_sites
+        self.dry = dry
+        self.buffers = 0  # allocations so far: each tensor's trace "buf" id
         self.records = []
         self.counts = dict.fromkeys(ENGINES, 0)
         self.hbm_read_bytes = 0
@@ -70,12 +77,16 @@ class Simulation:
     def begin(self, engine, opcode):
         self.check_capacity()
         record = {"seq": len(self.records), "engine": engine, "op": opcode,
-                  "loc": "%s:%d" % kernel_location(),
+                  "queue": engine, "loc": "%s:%d" % kernel_location(),
                   "loops": [[frame.site[1], frame.iteration] for frame in self.loops],
                   "in": [], "out": None}
         self.records.append(record)
         self.counts[engine] += 1
         return record
+
+    def new_buffer(self):
+        self.buffers += 1
+        return self.buffers - 1
 
     # -- capacity -------------------------------------------------------------------
     def check_capacity(self):

@@ -172,7 +172,8 @@ class TileOps:
 
 class Tensor(TileOps):
     __slots__ = ("storage", "written", "undefined", "undefined_origin", "dtype", "buffer",
-                 "partition_axis", "name", "alloc", "pending", "origin", "__weakref__")
+                 "partition_axis", "name", "alloc", "pending", "origin", "buffer_id",
+                 "base_shape", "__weakref__")
 
     @property
     def shape(self):
@@ -214,6 +215,8 @@ class Tensor(TileOps):
         view.undefined_origin = self.undefined_origin
         view.dtype, view.buffer, view.partition_axis = self.dtype, self.buffer, 0
         view.name, view.alloc, view.pending, view.origin = self.name, self.alloc, None, self.origin
+        view.buffer_id = self.buffer_id
+        view.base_shape = getattr(self, "base_shape", None) or tuple(self.shape)
         return view
 
     def __repr__(self):
@@ -250,15 +253,20 @@ def allocate(shape, dtype, buffer, name="", explicit=True):
         fail("R2", "shared_hbm (kernel output) tensors can only be created at the kernel's top "
              "level, not inside a loop")
     tensor = object.__new__(Tensor)
-    tensor.storage = np.zeros(dims, dtype=dt.storage(nki_dtype))
-    tensor.written = np.zeros(dims, dtype=bool)
-    tensor.undefined = np.zeros(dims, dtype=bool)
+    if sim.dry and buffer in ON_CHIP:  # never stored into: read-only zeros, no memory
+        tensor.storage = np.broadcast_to(np.zeros((), dtype=dt.storage(nki_dtype)), dims)
+        tensor.written = tensor.undefined = np.broadcast_to(False, dims)
+    else:
+        tensor.storage = np.zeros(dims, dtype=dt.storage(nki_dtype))
+        tensor.written = np.zeros(dims, dtype=bool)
+        tensor.undefined = np.zeros(dims, dtype=bool)
     tensor.undefined_origin = None
     tensor.dtype, tensor.buffer, tensor.partition_axis = nki_dtype, buffer, partition_axis
     tensor.pending = None
     tensor.origin = kernel_location()
     tensor.name = name or "%s#%d" % (buffer.name, id(tensor) % 100000)
     tensor.alloc = sim.allocate(tensor, buffer.name, bytes_per_partition, banks, explicit)
+    tensor.buffer_id = sim.new_buffer()
     return tensor
 
 
@@ -275,6 +283,7 @@ def from_array(array, name):
     tensor.undefined_origin = None
     tensor.dtype, tensor.buffer, tensor.partition_axis = nki_dtype, SHARED_HBM, 0
     tensor.name, tensor.alloc, tensor.pending, tensor.origin = name, None, None, "kernel argument"
+    tensor.buffer_id = _sim.active().new_buffer()
     return tensor
 
 
@@ -463,6 +472,8 @@ class View(TileOps):
         tensor = self.tensor
         tensor.check_alive()
         index = self.key if self.basic else self._checked_index(valid)
+        if _sim.current is not None and _sim.current.dry:
+            return np.broadcast_to(np.zeros((), dtype=tensor.storage.dtype), self.shape), None
         values = tensor.storage[index]
         unwritten = ~tensor.written[index]
         undefined = unwritten | tensor.undefined[index]
@@ -483,6 +494,8 @@ class View(TileOps):
         tensor = self.tensor
         tensor.check_alive()
         index = self.key if self.basic else self._checked_index(None)
+        if _sim.current is not None and _sim.current.dry:
+            return np.broadcast_to(np.float32(0), self.shape), None
         values = tensor.storage[index].astype(np.float32)
         values[~tensor.written[index]] = 0
         undefined = tensor.undefined[index]
@@ -494,6 +507,14 @@ class View(TileOps):
         the elements where `undefined` hold no defined value."""
         tensor = self.tensor
         tensor.check_alive()
+        if _sim.current is not None and _sim.current.dry:
+            # Dry: only what the rules need (bounds, R20; written HBM elements, R2).
+            index = self.key if self.basic and valid is None else self._checked_index(valid)
+            if tensor.buffer.is_hbm:
+                if valid is not None:
+                    index = tuple(i[valid] for i in index)
+                tensor.written[index] = True
+            return
         values = np.broadcast_to(values, self.shape)
         mask = (np.zeros(self.shape, dtype=bool) if undefined is None
                 else np.broadcast_to(undefined.mask, self.shape))
@@ -547,7 +568,9 @@ class View(TileOps):
         valid = pending.valid
         if valid is not None:
             valid = np.broadcast_to(valid, self.shape)
-        self.write(dt.cast(pending.values, self.tensor.dtype), valid, pending.undefined)
+        dry = _sim.current is not None and _sim.current.dry
+        self.write(pending.values if dry else dt.cast(pending.values, self.tensor.dtype), valid,
+                   pending.undefined)
         pending.record["out"] = operand_record(self)
         result.pending = None
         if result.alloc is not None:
@@ -566,12 +589,15 @@ class View(TileOps):
             if self.tensor.dtype != dt.float32:
                 fail("R26", "PSUM accumulation is fp32; the destination is %s"
                      % dt.name(self.tensor.dtype))
-            if choices.PSUM_ACCUMULATE_UNWRITTEN_AS_ZERO:
+            if _sim.current.dry:
+                self.read()  # liveness and bounds; nothing to add
+            elif choices.PSUM_ACCUMULATE_UNWRITTEN_AS_ZERO:
                 current, undefined = self.read_unwritten_as_zero()
             else:
                 current, undefined = self.read()
-            self.write(current.astype(np.float32) + pending.values, None,
-                       undefined_union(self.shape, undefined, pending.undefined))
+            if not _sim.current.dry:
+                self.write(current.astype(np.float32) + pending.values, None,
+                           undefined_union(self.shape, undefined, pending.undefined))
             pending.record["out"] = operand_record(self)
             pending.record["accumulate"] = True
             sim = _sim.active()
@@ -597,5 +623,103 @@ def check_assignable(dest_shape, source_shape):
 
 
 def operand_record(view):
-    return {"shape": list(view.shape), "dtype": dt.name(view.tensor.dtype),
-            "mem": view.tensor.buffer.name, "partition_start": view.partition_start}
+    """The trace's operand: shape and dtype, and the region it touches (sim/nki/README.md):
+    its allocation `buf`, partitions `part` = [first, end) and, per partition, bytes
+    `bytes` = [first, end) of the allocation's free layout (HBM: rows of the first dimension
+    and bytes within a row), `contig`, the bytes of its contiguous runs, and `alloc`, the
+    bytes per partition its allocation holds on chip."""
+    tensor = view.tensor
+    partitions, byte_range, contig = region(view)
+    return {"shape": list(view.shape), "dtype": dt.name(tensor.dtype),
+            "mem": tensor.buffer.name, "partition_start": view.partition_start,
+            "buf": tensor.buffer_id, "part": partitions, "bytes": byte_range,
+            "contig": contig, "alloc": _allocation_bytes(tensor)}
+
+
+def _allocation_bytes(tensor):
+    """Bytes per partition the allocation holds on chip (PSUM: whole banks); 0 for HBM."""
+    alloc = tensor.alloc
+    if alloc is None:
+        return 0
+    return alloc.bytes_per_partition + alloc.banks * choices.PSUM_BANK_BYTES
+
+
+def _axis_ranges(view):
+    """Per tensor axis: (lowest index, highest index, dense?) of the view's elements; dense
+    means every index in between is used (a step-1 slice or an index pattern as wide)."""
+    ranges = []
+    if view.basic:
+        for entry in view.key:
+            if isinstance(entry, (int, np.integer)):
+                ranges.append((int(entry), int(entry), True))
+            elif isinstance(entry, slice):
+                count = max(0, -(-(entry.stop - entry.start) // entry.step))
+                last = entry.start + (count - 1) * entry.step
+                ranges.append((entry.start, max(entry.start, last), entry.step == 1 or count <= 1))
+            else:  # (negative start, length, step): out of bounds, checked at the access
+                lo, count, step = entry
+                ranges.append((lo, lo + max(0, count - 1) * step, step == 1))
+        return ranges
+    for index in view.key:
+        index = np.asarray(index)
+        if index.size == 0:
+            ranges.append((0, 0, True))
+            continue
+        lo, hi = int(index.min()), int(index.max())
+        ranges.append((lo, hi, index.size >= hi - lo + 1))
+    return ranges
+
+
+def _base_region(shape, base, ranges, itemsize):
+    """The region of a view of a reshaped HBM tensor, in the shape it was allocated with (so
+    that every view of one allocation is a box of the same rows): the rows its flat element
+    bounds span, and the bytes within a row (all of a row when it spans several)."""
+    first = last = 0
+    stride = 1
+    contig, contiguous = 1, True
+    for a in reversed(range(len(shape))):
+        lo, hi, dense = ranges[a]
+        first += lo * stride
+        last += hi * stride
+        if contiguous:
+            contig *= (hi - lo + 1) if dense else 1
+            contiguous = dense and hi - lo + 1 == shape[a]
+        stride *= shape[a]
+    width = int(np.prod(base[1:])) if len(base) > 1 else 1
+    rows = [first // width, last // width + 1]
+    if rows[1] - rows[0] == 1:
+        return rows, [(first % width) * itemsize, (last % width + 1) * itemsize], contig * itemsize
+    return rows, [0, width * itemsize], contig * itemsize
+
+
+def region(view):
+    """(partitions [first, end), bytes [first, end) within a partition, contiguous run bytes);
+    for HBM, rows of the first dimension and bytes within a row."""
+    tensor = view.tensor
+    shape = tensor.shape
+    itemsize = tensor.dtype.itemsize
+    ranges = _axis_ranges(view)
+    if not shape:
+        return [0, 1], [0, itemsize], itemsize
+    # HBM: the first dimension plays the partitions' part (rows), bytes are within a row.
+    axis = 0 if tensor.buffer.is_hbm else tensor.partition_axis
+    axes = [a for a in range(len(shape)) if a != axis]
+    partitions = [max(0, ranges[axis][0]), ranges[axis][1] + 1]
+    base = getattr(tensor, "base_shape", None)
+    if tensor.buffer.is_hbm and base is not None and tuple(base) != tuple(shape):
+        return _base_region(shape, base, ranges, itemsize)
+    first = last = 0
+    stride = 1
+    contig, contiguous = 1, True
+    for a in reversed(axes):
+        lo, hi, dense = ranges[a]
+        first += lo * stride
+        last += hi * stride
+        if contiguous:
+            if dense:
+                contig *= hi - lo + 1
+                contiguous = hi - lo + 1 == shape[a]
+            else:
+                contiguous = False
+        stride *= shape[a]
+    return partitions, [first * itemsize, (last + 1) * itemsize], contig * itemsize

@@ -60,7 +60,8 @@ def _filled(shape, dtype, buffer, name, fill):
     record = begin(choices.DEFAULT_MEMSET_ENGINE, "memset")
     view = full_view(tensor)
     record["out"] = operand_record(view)
-    record["n"] = int(np.prod(tensor.shape[1:])) if tensor.ndim > 1 else 1
+    # Elements per partition: every dimension but the partition dimension.
+    record["n"] = int(np.prod(tensor.shape)) // (tensor.shape[tensor.partition_axis] or 1)
     view.write(dt.cast(np.float64(fill), tensor.dtype))
     return tensor
 
