@@ -137,6 +137,7 @@ class Search::Impl {
     result_.cache_state = cache ? "miss" : "off";
     result_.synth = &target.synthesizer();
     result_.scoring = target.scoring();
+    result_.timing = target.timing();
     for (const std::string& f : target.printed_files())
       if (f.size() > 3 && f.substr(f.size() - 3) == ".py") result_.code_file = f;
   }
@@ -402,6 +403,10 @@ class Search::Impl {
   void time_numpy_baseline() {
     if (!options_.time_numpy) {
       result_.numpy.why_not = "not asked for";
+      return;
+    }
+    if (result_.timing == "simulated") {
+      result_.numpy.why_not = "the kernel's time is simulated for " + result_.target->name + ", not comparable with NumPy here";
       return;
     }
     if (!result_.scoring.empty()) {

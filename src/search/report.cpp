@@ -63,6 +63,7 @@ std::string phases_text(const PhaseTimes& t) {
 
 std::string score_text(const SearchResult& r, double seconds) {
   if (r.scoring.empty()) return "median " + ms(seconds) + " ms";
+  if (r.timing == "simulated") return "simulated " + ms(seconds) + " ms";
   return std::to_string(static_cast<int64_t>(seconds)) + " instructions on its busiest engine";
 }
 
@@ -114,7 +115,8 @@ std::string result_text(const SearchResult& r) {
   if (!r.scoring.empty()) {
     t << "- chosen: " << best.name << " (tilings " << best.kernel->tilings() << "): " << score_text(r, best.seconds)
       << "; largest error " << number(best.max_error, 3) << " of its rounding bound\n"
-      << "- how: " << r.scoring << ". No candidate was timed: this target has no timing model yet.\n";
+      << "- how: " << r.scoring
+      << (r.timing == "simulated" ? ".\n" : ". No candidate was timed: this target has no timing model yet.\n");
     return t.str();
   }
   t << "- chosen: " << best.name << " (tilings " << best.kernel->tilings() << "): median " << ms(best.seconds)
@@ -338,9 +340,9 @@ std::string search_json(const SearchResult& r) {
       {"options", r.options.text()},
       {"chosen", r.best ? nlohmann::ordered_json(best.name) : nlohmann::ordered_json(nullptr)},
       {"chosen_tilings", (best.kernel ? best.kernel->tilings() : std::string())},
-      {"timing", r.scoring.empty() ? "measured" : "none"},
+      {"timing", r.timing},
       {"scoring", r.scoring.empty() ? "the median of timed calls" : r.scoring},
-      {"median_seconds", r.scoring.empty() ? nlohmann::ordered_json(best.seconds) : nlohmann::ordered_json(nullptr)},
+      {"median_seconds", r.timing != "none" ? nlohmann::ordered_json(best.seconds) : nlohmann::ordered_json(nullptr)},
       {"min_seconds", r.scoring.empty() ? nlohmann::ordered_json(best.seconds_min) : nlohmann::ordered_json(nullptr)},
       {"max_seconds", r.scoring.empty() ? nlohmann::ordered_json(best.seconds_max) : nlohmann::ordered_json(nullptr)},
       {"score", best.seconds},

@@ -90,6 +90,9 @@ struct SearchResult {
   /// How candidates were scored when not by measured time (Target::scoring);
   /// then a candidate's "seconds" hold that score.
   std::string scoring;
+  /// "measured", "simulated" (seconds from the target's timing model) or
+  /// "none" (Target::timing).
+  std::string timing = "measured";
   std::string code_file = "kernel.cpp";  // the main printed file
   const hw::Description* target = nullptr;
   Options options;

@@ -93,6 +93,10 @@ class Target {
   /// they are scored instead (run() then returns that score as its one
   /// "time"), for the reports.
   virtual std::string scoring() const { return ""; }
+  /// How run()'s "time" comes about: "measured" (timed calls on this
+  /// machine), "simulated" (a timing model's seconds for the target, which
+  /// scoring() names) or "none" (a score that is no time at all).
+  virtual std::string timing() const { return scoring().empty() ? "measured" : "none"; }
   /// The synthesizer whose proved lowerings the kernels use (for the reports).
   virtual const isa::Synthesizer& synthesizer() const = 0;
 

@@ -4,12 +4,14 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "emit/nki.h"
 #include "eval/npy.h"
 #include "support/files.h"
 #include "support/process.h"
+#include "time/trn1.h"
 #include "tune/cache.h"
 
 namespace axon::targets {
@@ -106,9 +108,15 @@ class Trn1Target : public search::Target {
   }
   const isa::Synthesizer& synthesizer() const override { return synth_; }
   std::string scoring() const override {
+    if (params_)
+      return "the shortest time by the trn1 timing model (src/time: one NeuronCore-v2, parameters in " +
+             description_.path.substr(description_.path.rfind('/') + 1) +
+             "), of the instruction trace the NKI simulator records while it validates each candidate at the "
+             "requested sizes";
     return "the fewest instructions on the busiest engine, counted at the requested sizes; every candidate is "
-           "validated under the NKI simulator (trn1 has no timing model yet)";
+           "validated under the NKI simulator (the description has no timing parameters)";
   }
+  std::string timing() const override { return params_ ? "simulated" : "none"; }
 
   // The heuristic kernel (transposes by whichever the description's costs
   // say is cheaper) and, in the tiling space, each transpose forced (equal
@@ -162,19 +170,36 @@ class Trn1Target : public search::Target {
                       const search::RunSpec& spec) override {
     const auto& k = dynamic_cast<const NkiKernel&>(kernel);
     std::string dir = (fs::path(artifact.path).parent_path() / ("run-" + std::to_string(runs_++))).string();
+    std::string trace = spec.timed && params_ ? (fs::path(dir) / "trace.jsonl").string() : "";
     tune::RunResult r = run_nki(artifact.path, artifact.symbol, k.input_shapes(), k.nki().input_dtypes, *spec.inputs,
-                                k.output_shapes(), spec.timeout_s, dir);
+                                k.output_shapes(), spec.timeout_s, dir, trace);
+    if (r.status == tune::RunResult::Status::Ok) {
+      r.seconds = {k.estimate().seconds};
+      if (!trace.empty()) {
+        try {
+          r.seconds = {timing::time_trace(timing::load_trace(trace), *params_).total_ns * 1e-9};
+        } catch (const std::exception& e) {
+          r.status = tune::RunResult::Status::Failed;
+          r.message = std::string("the timing model could not time the kernel's trace: ") + e.what();
+        }
+      }
+    }
     std::error_code ec;
     fs::remove_all(dir, ec);  // its inputs and outputs are the search's, not the output folder's
-    if (r.status != tune::RunResult::Status::Ok) return r;
-    r.seconds = {k.estimate().seconds};
     return r;
   }
 
  private:
   hw::Description description_;
   isa::Synthesizer synth_;
+  std::optional<timing::Trn1Params> params_ = timing_params(description_);
   int runs_ = 0;
+
+  // The timing model's parameters, when the description has them.
+  static std::optional<timing::Trn1Params> timing_params(const hw::Description& d) {
+    if (d.timing.empty()) return std::nullopt;
+    return timing::trn1_params(d);
+  }
 };
 
 }  // namespace
@@ -183,7 +208,7 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
                         const std::vector<std::vector<int64_t>>& input_shapes, const std::vector<std::string>& dtypes,
                         const std::vector<std::vector<float>>& inputs,
                         const std::vector<std::vector<int64_t>>& output_shapes, double timeout_s,
-                        const std::string& work_dir) {
+                        const std::string& work_dir, const std::string& trace_path) {
   tune::RunResult r;
   r.status = tune::RunResult::Status::Failed;
   fs::path dir(work_dir);
@@ -206,6 +231,7 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
                                   "--inputs",       ins,             "--outputs", outs,     "--stats",
                                   (dir / "stats.json").string()};
     if (!types.empty()) argv.insert(argv.end(), {"--dtypes", types});
+    if (!trace_path.empty()) argv.insert(argv.end(), {"--trace", trace_path});
     int status = run_limited(argv, log, timeout_s);
     if (status != 0) {
       r.status = status < 0 ? tune::RunResult::Status::TimedOut : tune::RunResult::Status::Failed;

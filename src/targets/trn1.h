@@ -29,6 +29,6 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
                         const std::vector<std::vector<int64_t>>& input_shapes, const std::vector<std::string>& dtypes,
                         const std::vector<std::vector<float>>& inputs,
                         const std::vector<std::vector<int64_t>>& output_shapes, double timeout_s,
-                        const std::string& work_dir);
+                        const std::string& work_dir, const std::string& trace_path = "");
 
 }  // namespace axon::targets

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""`axon optimize --target trn1` chooses by the timing model: search.json says
+"timing": "simulated" with the chosen kernel's simulated seconds, every
+measured candidate is valid under the NKI simulator, and the chosen one has
+the shortest simulated time of them (report.md's table)."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def check(axon, program, dims):
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [axon, "optimize", str(ROOT / program), "--target", "trn1", "--dims", dims, "-o", out,
+               "--no-cache", "--quiet", "--max-candidates", "6", "--variants", "2"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if p.returncode != 0:
+            return [f"{program}: exit {p.returncode}: {p.stdout}{p.stderr}"]
+        found = []
+        j = json.loads(pathlib.Path(out, "search.json").read_text())
+        if j["timing"] != "simulated":
+            found.append(f"{program}: timing is {j['timing']!r}, not 'simulated'")
+        if not j["median_seconds"] or j["median_seconds"] <= 0:
+            found.append(f"{program}: no simulated time ({j['median_seconds']!r})")
+        if "numpy" in j and "median_seconds" in j["numpy"]:
+            found.append(f"{program}: a simulated time compared with NumPy")
+        report = pathlib.Path(out, "report.md").read_text()
+        table = report[report.index("## Candidates"):report.index("## Chosen variant")]
+        rows = [line.split("|") for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
+        times, chosen = [], None
+        for cells in rows:
+            status = cells[5].strip()
+            if status.startswith("cut off"):
+                continue
+            if not status.startswith("valid"):
+                found.append(f"{program}: a candidate is not valid: {'|'.join(cells)}")
+                continue
+            t = float(cells[6])
+            times.append(t)
+            if "(chosen)" in cells[2]:
+                chosen = t
+        if chosen is None or chosen > min(times) * 1.0001:
+            found.append(f"{program}: the chosen time {chosen} is not the shortest of {sorted(times)}")
+        return found
+
+
+def main():
+    axon = sys.argv[1]
+    found = []
+    for program, dims in [("bench/kernels/softmax_matmul.py", "test"), ("bench/kernels/rmsnorm.py", "M=130,N=65")]:
+        found += check(axon, program, dims)
+    for f in found:
+        print(f)
+    print(f"{len(found)} failure(s)")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
