@@ -34,8 +34,10 @@ namespace {
 
 class NkiKernel : public search::TargetKernel {
  public:
-  NkiKernel(emit::NkiKernel k, std::vector<std::vector<int64_t>> inputs, std::vector<std::vector<int64_t>> outputs)
+  NkiKernel(emit::NkiKernel k, std::vector<std::vector<int64_t>> inputs, std::vector<std::vector<int64_t>> outputs,
+            double estimate)
       : k_(std::move(k)),
+        estimate_(estimate),
         identity_(tune::text_digest(k_.source)),
         inputs_(std::move(inputs)),
         outputs_(std::move(outputs)) {}
@@ -79,9 +81,8 @@ class NkiKernel : public search::TargetKernel {
     j["hbm_write_bytes"] = static_cast<int64_t>(k_.counts.hbm_write_bytes);
     return j.dump(2) + "\n";
   }
-  // No timing model yet: the score is the busiest engine's instruction count
-  // (as "seconds" in units of one instruction, compared only with each other).
-  search::Estimate estimate() const override { return {k_.counts.busiest(), false, 0}; }
+  // What ranks candidates before any is simulated (Trn1Target::estimate).
+  search::Estimate estimate() const override { return {estimate_, false, 0}; }
 
   const emit::NkiKernel& nki() const { return k_; }
   const std::vector<std::vector<int64_t>>& input_shapes() const { return inputs_; }
@@ -89,6 +90,7 @@ class NkiKernel : public search::TargetKernel {
 
  private:
   emit::NkiKernel k_;
+  double estimate_;
   std::string identity_;
   std::vector<std::vector<int64_t>> inputs_, outputs_;
 };
@@ -135,7 +137,9 @@ class Trn1Target : public search::Target {
       o.fuse_rows = request.fuse_rows;
       o.transpose = t;
       points += 1;
-      out.push_back(std::make_shared<NkiKernel>(emit::emit_nki(plan, fn, description_, synth_, o), ins, outs));
+      emit::NkiKernel k = emit::emit_nki(plan, fn, description_, synth_, o);
+      double e = estimate(k.counts);
+      out.push_back(std::make_shared<NkiKernel>(std::move(k), ins, outs, e));
     }
     return out;
   }
@@ -194,6 +198,29 @@ class Trn1Target : public search::Target {
   isa::Synthesizer synth_;
   std::optional<timing::Trn1Params> params_ = timing_params(description_);
   int runs_ = 0;
+
+  // A kernel's time before it is simulated, from what it issues: each
+  // compute engine's instructions at their shortest initiation interval, and
+  // the DMA's bytes over all queues plus each transfer's start latency spread
+  // over the transfers in flight; the larger of the two. Without timing
+  // parameters, the busiest engine's instruction count (in no unit).
+  double estimate(const emit::NkiCounts& c) const {
+    if (!params_) return c.busiest();
+    const timing::Trn1Params& p = *params_;
+    double compute_ns = 0, transfers = 0;
+    for (const auto& [engine, n] : c.instructions) {
+      if (engine == "dma") {
+        transfers += n;
+        continue;
+      }
+      for (const hw::Engine& e : description_.engines)
+        if (e.name == engine && e.clock_ghz > 0) compute_ns = std::max(compute_ns, n * p.min_ii_cycles / e.clock_ghz);
+    }
+    double queues = std::max(1, p.dma_queues);
+    double dma_ns = (c.hbm_read_bytes + c.hbm_write_bytes) / (queues * p.dma_queue_bytes_per_ns) +
+                    transfers * p.dma_latency_ns / (queues * std::max(1, p.dma_outstanding));
+    return (std::max(compute_ns, dma_ns) + p.launch_ns) * 1e-9;
+  }
 
   // The timing model's parameters, when the description has them.
   static std::optional<timing::Trn1Params> timing_params(const hw::Description& d) {
