@@ -184,12 +184,14 @@ std::optional<OptimizeSummary> answer_from_cache(tune::Cache& cache, const tune:
     return std::nullopt;
   }
   OptimizeSummary summary;
+  std::string timing = "measured";
   for (auto& [name, bytes] : hit->files) {
     if (std::find(names.begin(), names.end(), name) == names.end()) continue;
     if (name == "search.json") {  // as the search wrote it, but answered from the cache
       nlohmann::ordered_json j = nlohmann::ordered_json::parse(bytes, nullptr, false);
       if (j.is_object()) {
         j["cache"] = "hit";
+        if (j.contains("timing") && j["timing"].is_string()) timing = j["timing"].get<std::string>();
         if (j.contains("numpy") && j["numpy"].is_object() && j["numpy"].contains("median_seconds"))
           summary.numpy_seconds = j["numpy"]["median_seconds"].get<double>();
         bytes = j.dump(2) + "\n";
@@ -204,7 +206,9 @@ std::optional<OptimizeSummary> answer_from_cache(tune::Cache& cache, const tune:
   summary.from_cache = true;
   summary.cache_path = cache.path();
   std::ostringstream line;
-  line << "chose " << hit->candidate << ": median " << ms_text(hit->seconds) << " ms"
+  line << "chose " << hit->candidate << ": "
+       << (timing == "simulated" ? "simulated " : timing == "none" ? "score " : "median ") << ms_text(hit->seconds)
+       << (timing == "none" ? "" : " ms")
        << speedup_text(summary.numpy_seconds, hit->seconds) << "; wrote " << request.out << "/{" << file_list(names)
        << "} from the cache " << cache.path() << " (" << std::setprecision(3) << seconds_since(t0) << " s)\n";
   summary.line = line.str();

@@ -426,7 +426,10 @@ class Search::Impl {
     const Candidate& best = *result_.best;
     Built alone = target_.compile_alone(*best.kernel, dir);
     if (!alone.ok) throw InternalError(__FILE__, __LINE__, "the chosen kernel does not compile alone: " + alone.log);
-    RunSpec check = spec(false);
+    // A simulated time costs no more to take than the check, and its
+    // profile (where the time went) goes into the reports.
+    RunSpec check = spec(result_.timing == "simulated");
+    check.profile = check.timed;
     tune::RunResult ran = target_.run(*best.kernel, alone.artifact, check);
     std::string why = ran.message;
     if (ran.status == tune::RunResult::Status::Ok) {
@@ -436,6 +439,9 @@ class Search::Impl {
     if (!why.empty() || ran.status != tune::RunResult::Status::Ok)
       throw InternalError(__FILE__, __LINE__, "the chosen kernel, compiled alone, fails its check: " + why);
     for (const auto& [name, bytes] : best.kernel->files()) write_user_file((fs::path(dir) / name).string(), bytes);
+    for (const auto& [name, bytes] : ran.profile_files) write_user_file((fs::path(dir) / name).string(), bytes);
+    result_.profile_markdown = ran.profile_markdown;
+    result_.profile_svg = ran.profile_svg;
     result_.phases.total = seconds_since(t0_);
     write_user_file((fs::path(dir) / "report.md").string(), report_markdown(result_));
     write_user_file((fs::path(dir) / "report.html").string(), report_html(result_));

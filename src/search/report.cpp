@@ -182,7 +182,9 @@ std::string report_markdown(const SearchResult& r) {
     << "- program: `" << r.program->source->path << "`\n- sizes: " << dims_text(r.dims)
     << "\n- target: " << r.target->name << " (`" << r.target->path << "`)\n";
   if (best) {
-    t << result_text(r) << "\n## Rewrites and their proofs\n\n"
+    t << result_text(r);
+    if (!r.profile_markdown.empty()) t << "\n## Where the time goes (simulated)\n\n" << r.profile_markdown;
+    t << "\n## Rewrites and their proofs\n\n"
       << rewrites_text(r) << "\n## Code\n\nThe kernel's own code (`kernel.cpp` adds the description's helpers):\n\n"
       << indented_block(best->kernel->code(), "cpp") << "\n## The search\n\n";
   } else {
@@ -276,6 +278,12 @@ std::string report_html(const SearchResult& r) {
   }
   h.leading = {{"Rewrites and their proofs", "", rewrites_text(r), {}},
                {"Code", "The kernel's own code (kernel.cpp adds the description's helpers).", best.kernel->code(), {}}};
+  if (!r.profile_svg.empty())
+    h.leading.insert(h.leading.begin(),
+                     {"Where the time goes (simulated)",
+                      "The chosen kernel on the target's timing model: one row per engine, one for all DMA queues "
+                      "(timeline.json opens in Perfetto).",
+                      r.profile_markdown, {}, r.profile_svg});
   h.sections = {{"Chosen variant (NumPy-like)", "", ir::print_numpy(best.fn), {}},
                 fused,
                 {"Instruction-level form", "The full loop nest is kernel.cpp.", stages, {}},

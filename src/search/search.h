@@ -93,6 +93,8 @@ struct SearchResult {
   /// "measured", "simulated" (seconds from the target's timing model) or
   /// "none" (Target::timing).
   std::string timing = "measured";
+  /// The chosen kernel's profile from the target (RunResult), for the reports.
+  std::string profile_markdown, profile_svg;
   std::string code_file = "kernel.cpp";  // the main printed file
   const hw::Description* target = nullptr;
   Options options;

@@ -78,6 +78,7 @@ struct RunSpec {
   size_t memory_limit_bytes = 0;
   double cpu_limit_s = 0;
   bool timed = true;  // false: the first call only (a check)
+  bool profile = false;  // with timed: say where the time went (RunResult's profile), if the target can
 };
 
 class Target {
@@ -118,7 +119,8 @@ class Target {
                                      int jobs, const std::function<void()>& progress) = 0;
   /// Compiles one kernel alone into `dir`, as the output folder holds it.
   virtual Built compile_alone(const TargetKernel& kernel, const std::string& dir) = 0;
-  /// The files compile_alone writes into the output folder ("kernel.so").
+  /// The files compile_alone, or the check run's profile, writes into the
+  /// output folder ("kernel.so", "timeline.json").
   virtual std::vector<std::string> artifact_files() const = 0;
   /// The names of the files its kernels' files() hold ("kernel.cpp", ...).
   virtual std::vector<std::string> printed_files() const = 0;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "emit/nki.h"
@@ -167,7 +168,10 @@ class Trn1Target : public search::Target {
     }
     return {true, {path, k.nki().entry}, ""};
   }
-  std::vector<std::string> artifact_files() const override { return {}; }
+  // With a timing model, the chosen kernel's simulated timeline (Chrome trace).
+  std::vector<std::string> artifact_files() const override {
+    return params_ ? std::vector<std::string>{"timeline.json"} : std::vector<std::string>{};
+  }
   std::vector<std::string> printed_files() const override { return {"kernel.py", "kernel.json"}; }
 
   tune::RunResult run(const search::TargetKernel& kernel, const search::Artifact& artifact,
@@ -181,7 +185,16 @@ class Trn1Target : public search::Target {
       r.seconds = {k.estimate().seconds};
       if (!trace.empty()) {
         try {
-          r.seconds = {timing::time_trace(timing::load_trace(trace), *params_).total_ns * 1e-9};
+          timing::Trace recorded = timing::load_trace(trace);
+          timing::Timing t = timing::time_trace(recorded, *params_, spec.profile);
+          r.seconds = {t.total_ns * 1e-9};
+          if (spec.profile) {
+            std::ostringstream chrome;
+            timing::write_chrome_trace(recorded, t, chrome);
+            r.profile_files["timeline.json"] = chrome.str();
+            r.profile_markdown = timing::timing_markdown(t);
+            r.profile_svg = timing::timeline_svg(t);
+          }
         } catch (const std::exception& e) {
           r.status = tune::RunResult::Status::Failed;
           r.message = std::string("the timing model could not time the kernel's trace: ") + e.what();

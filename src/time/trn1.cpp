@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <queue>
+#include <sstream>
 
 namespace axon::timing {
 namespace {
@@ -486,6 +488,57 @@ std::string timing_json(const Timing& t) {
               {"queue_busy_ns", t.dma_queue_busy_ns}};
   j["schedule_seconds"] = t.schedule_seconds;
   return j.dump(1);
+}
+
+std::string timing_markdown(const Timing& t) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(3);
+  out << "Simulated " << t.total_ns * 1e-3 << " us on one NeuronCore-v2 (launch " << t.launch_ns * 1e-3 << " us), "
+      << t.instructions << " instructions; DMA moved " << t.dma_bytes << " B in " << t.dma_transfers
+      << " transfers of " << t.dma_descriptors << " descriptors.\n\n"
+      << "| engine | busy us | utilization | instructions |\n|---|---|---|---|\n";
+  for (const EngineUsage& e : t.engines)
+    out << "| " << e.name << " | " << e.busy_ns * 1e-3 << " | " << std::setprecision(1) << 100 * e.utilization
+        << "% | " << e.instructions << " |\n"
+        << std::setprecision(3);
+  return out.str();
+}
+
+std::string timeline_svg(const Timing& t) {
+  const double width = 900, left = 60, row = 18, gap = 4;
+  const int rows = kComputeQueues + 1;
+  const char* names[] = {"tensor", "vector", "scalar", "gpsimd", "dma"};
+  double height = rows * (row + gap) + 24;
+  double scale = t.total_ns > 0 ? (width - left - 10) / t.total_ns : 0;
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" role=\"img\" aria-label=\"simulated timeline\">\n";
+  std::vector<std::vector<std::pair<double, double>>> merged(static_cast<size_t>(rows));
+  for (const Span& s : t.spans) {
+    size_t r = static_cast<size_t>(std::min(s.track, rows - 1));
+    double x0 = left + s.start_ns * scale, x1 = std::max(x0 + 0.5, left + s.end_ns * scale);
+    auto& spans = merged[r];
+    if (!spans.empty() && x0 <= spans.back().second + 1.0)
+      spans.back().second = std::max(spans.back().second, x1);
+    else
+      spans.emplace_back(x0, x1);
+  }
+  for (int r = 0; r < rows; ++r) {
+    double y = r * (row + gap);
+    out << "<text x=\"0\" y=\"" << y + row - 5 << "\">" << names[r] << "</text>\n";
+    out << "<rect x=\"" << left << "\" y=\"" << y << "\" width=\"" << width - left - 10 << "\" height=\"" << row
+        << "\" fill=\"#f2f2f2\"/>\n";
+    for (const auto& [x0, x1] : merged[static_cast<size_t>(r)])
+      out << "<rect x=\"" << x0 << "\" y=\"" << y << "\" width=\"" << x1 - x0 << "\" height=\"" << row
+          << "\" fill=\"" << (r == rows - 1 ? "#c77c2e" : "#3b6ea8") << "\"/>\n";
+  }
+  out << "<text x=\"" << left << "\" y=\"" << height - 6 << "\">0</text><text x=\"" << width - 10
+      << "\" y=\"" << height - 6 << "\" text-anchor=\"end\">" << std::setprecision(2) << t.total_ns * 1e-3
+      << " us</text>\n</svg>\n";
+  return out.str();
 }
 
 void write_chrome_trace(const Trace& trace, const Timing& t, std::ostream& out) {

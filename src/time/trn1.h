@@ -101,6 +101,12 @@ Timing time_trace(const Trace& trace, const Trn1Params& params, bool keep_spans 
 /// trace (one track per engine and DMA queue; opens in Perfetto).
 std::string timing_json(const Timing& timing);
 void write_chrome_trace(const Trace& trace, const Timing& timing, std::ostream& out);
+/// The timing as a Markdown paragraph and table: total, each engine's busy
+/// time and utilization, DMA traffic.
+std::string timing_markdown(const Timing& timing);
+/// The timeline (spans kept) as an SVG picture: one row per compute engine
+/// and one for all DMA queues together, spans closer than a pixel merged.
+std::string timeline_svg(const Timing& timing);
 
 /// The whole path for a caller such as the trn1 target: load the trace file
 /// and time it with the description's parameters.

@@ -361,6 +361,7 @@ std::string candidates_table(const std::vector<ReportCandidate>& candidates) {
 std::string render_section(const ReportSection& section) {
   std::string out = "<h2>" + escape(section.title) + "</h2>\n";
   if (!section.text.empty()) out += "<p>" + escape(section.text) + "</p>\n";
+  if (!section.html.empty()) out += section.html;
   if (!section.code.empty()) out += "<pre>" + escape(section.code) + "</pre>\n";
   return out + render_table(section.table);
 }

@@ -40,6 +40,7 @@ struct ReportSection {
   std::string text;   // a paragraph of plain text, may be empty
   std::string code;   // preformatted text shown in <pre>, may be empty
   ReportTable table;  // shown when it has a header
+  std::string html = {};  // trusted markup made by Axon (an SVG picture), shown as is
 };
 
 struct HtmlReport {

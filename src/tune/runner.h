@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,11 @@ struct RunResult {
   /// output the kernel never writes comes back as NaN.
   std::vector<std::vector<float>> outputs;
   std::vector<double> seconds;  // one per timed call, present only when Ok
+  /// Where a simulated time went (a target's timing model), when the run was
+  /// asked for it: a Markdown summary, a picture (SVG) and files for the
+  /// output folder (name -> bytes, e.g. a Chrome trace).
+  std::string profile_markdown, profile_svg;
+  std::map<std::string, std::string> profile_files;
 
   /// The median of `seconds`, 0 when there are none.
   double median() const;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`axon optimize --target trn1` chooses by the timing model: search.json says
 "timing": "simulated" with the chosen kernel's simulated seconds, every
-measured candidate is valid under the NKI simulator, and the chosen one has
-the shortest simulated time of them (report.md's table)."""
+measured candidate is valid under the NKI simulator, the chosen one has the
+shortest simulated time of them (report.md's table), and the reports show
+where its time went (engines, a timeline picture, timeline.json)."""
 import json
 import pathlib
 import re
@@ -28,7 +29,15 @@ def check(axon, program, dims):
             found.append(f"{program}: no simulated time ({j['median_seconds']!r})")
         if "numpy" in j and "median_seconds" in j["numpy"]:
             found.append(f"{program}: a simulated time compared with NumPy")
+        timeline = pathlib.Path(out, "timeline.json")
+        if not timeline.exists() or not json.loads(timeline.read_text()).get("traceEvents"):
+            found.append(f"{program}: no Chrome trace of the chosen kernel (timeline.json)")
+        html = pathlib.Path(out, "report.html").read_text()
+        if 'aria-label="simulated timeline"' not in html:
+            found.append(f"{program}: report.html has no timeline picture")
         report = pathlib.Path(out, "report.md").read_text()
+        if "## Where the time goes (simulated)" not in report or "| tensor |" not in report:
+            found.append(f"{program}: report.md does not say where the simulated time went")
         table = report[report.index("## Candidates"):report.index("## Chosen variant")]
         rows = [line.split("|") for line in table.splitlines() if re.match(r"\| \d+ \|", line)]
         times, chosen = [], None
