@@ -6,6 +6,7 @@
 #include <numbers>
 #include <set>
 
+#include "ir/scalar.h"
 #include "ir/shape.h"
 
 namespace axon::lang {
@@ -19,12 +20,16 @@ using K = Value::Kind;
 
 [[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
 
-const std::map<std::string, Op> kUnary = {{"exp", Op::Exp},   {"log", Op::Log},         {"sqrt", Op::Sqrt},
-                                          {"tanh", Op::Tanh}, {"abs", Op::Abs},         {"absolute", Op::Abs},
-                                          {"negative", Op::Neg}, {"reciprocal", Op::Recip}};
+// np.<name> of an element-wise op comes from the op table (ops.def); these
+// are the other spellings NumPy has for the same ops.
+const std::map<std::string, Op> kAliases = {{"absolute", Op::Abs}};
+std::optional<Op> elementwise_op(const std::string& name, ir::OpKind kind) {
+  if (auto it = kAliases.find(name); it != kAliases.end() && ir::op_kind(it->second) == kind) return it->second;
+  return ir::op_from_numpy(name, kind);
+}
 const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
                                            {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
-const std::set<std::string> kOther = {"square", "maximum", "minimum", "where", "cumsum", "matmul", "einsum",
+const std::set<std::string> kOther = {"square", "where", "cumsum", "matmul", "einsum",
                                       "transpose", "swapaxes", "reshape", "broadcast_to", "concatenate"};
 const std::set<std::string> kMethods = {"sum", "mean", "max", "min", "cumsum", "reshape", "transpose", "swapaxes"};
 
@@ -351,7 +356,8 @@ Value call_tensor_function(Builder& b, const std::string& name, const CallArgs& 
 }  // namespace
 
 bool is_numpy_name(const std::string& name) {
-  return name == "pi" || name == "e" || kUnary.count(name) || kReduce.count(name) || kOther.count(name);
+  return name == "pi" || name == "e" || elementwise_op(name, ir::OpKind::Unary) ||
+         elementwise_op(name, ir::OpKind::Binary) || kReduce.count(name) || kOther.count(name);
 }
 
 Value numpy_attribute(const std::string& name, const SourceLoc& loc) {
@@ -367,21 +373,21 @@ Value numpy_attribute(const std::string& name, const SourceLoc& loc) {
 }
 
 Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
-  if (auto it = kUnary.find(name); it != kUnary.end()) {
+  if (auto op = elementwise_op(name, ir::OpKind::Unary)) {
     auto args = bind_args(call, {"x"}, 1);
-    return b.unary(it->second, arg_of(args[0]), call.loc);
+    return b.unary(*op, arg_of(args[0]), call.loc);
+  }
+  if (auto op = elementwise_op(name, ir::OpKind::Binary)) {
+    auto args = bind_args(call, {"x1", "x2"}, 2);
+    const Arg &x1 = *args[0], &x2 = *args[1];
+    auto a = x1.value.known_number(), c = x2.value.known_number();
+    if (a && c) return Value::real(ir::scalar_binary(*op, *a, *c));
+    NodeRef l = b.tensor(x1, "x1 of " + call.callee), r = b.tensor(x2, "x2 of " + call.callee);
+    return Value::tensor(b.graph().make(*op, {l, r}, {}, call.loc));
   }
   if (name == "square") {
     auto args = bind_args(call, {"x"}, 1);
     return b.binary("*", *args[0], *args[0], call.loc);
-  }
-  if (name == "maximum" || name == "minimum") {
-    auto args = bind_args(call, {"x1", "x2"}, 2);
-    const Arg &x1 = *args[0], &x2 = *args[1];
-    auto a = x1.value.known_number(), c = x2.value.known_number();
-    if (a && c) return Value::real(name == "maximum" ? std::max(*a, *c) : std::min(*a, *c));
-    NodeRef l = b.tensor(x1, "x1 of " + call.callee), r = b.tensor(x2, "x2 of " + call.callee);
-    return Value::tensor(b.graph().make(name == "maximum" ? Op::Max : Op::Min, {l, r}, {}, call.loc));
   }
   if (name == "where") return where(b, call);
   if (name == "matmul") {

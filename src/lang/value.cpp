@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "ir/scalar.h"
 #include "lang/numpy_api.h"
 
 namespace axon::lang {
@@ -26,19 +27,6 @@ ir::Op binary_op(const std::string& op, const SourceLoc& loc) {
   if (op == "/") return ir::Op::Div;
   if (op == "//" || op == "%") error(loc, "operator '" + op + "' is not supported on tensors");
   error(loc, "operator '" + op + "' is not supported");
-}
-
-double fold_unary(ir::Op op, double x) {
-  switch (op) {
-    case ir::Op::Neg: return -x;
-    case ir::Op::Exp: return std::exp(x);
-    case ir::Op::Log: return std::log(x);
-    case ir::Op::Sqrt: return std::sqrt(x);
-    case ir::Op::Tanh: return std::tanh(x);
-    case ir::Op::Abs: return std::fabs(x);
-    case ir::Op::Recip: return 1.0 / x;
-    default: throw InternalError(__FILE__, __LINE__, "not a foldable unary op");
-  }
 }
 
 }  // namespace
@@ -162,13 +150,10 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
   auto x = a.known_number(), y = b.known_number();
   if (x && y) {
     if ((op == "/" || op == "//" || op == "%") && *y == 0) error(right.loc, "division by zero");
-    if (op == "+") return Value::real(*x + *y);
-    if (op == "-") return Value::real(*x - *y);
-    if (op == "*") return Value::real(*x * *y);
-    if (op == "/") return Value::real(*x / *y);
     if (op == "//") return Value::real(python_floor_div(*x, *y));
     if (op == "%") return Value::real(python_mod(*x, *y));
-    if (op == "**") return Value::real(std::pow(*x, *y));
+    if (op == "**") return Value::real(ir::scalar_unary(ir::Op::Pow, *x, *y));
+    return Value::real(ir::scalar_binary(binary_op(op, loc), *x, *y));
   }
   if (op == "**") {
     ir::NodeRef base = tensor(left, "the base of '**'");
@@ -185,7 +170,7 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
 
 Value Builder::unary(ir::Op op, const Arg& operand, const SourceLoc& loc) {
   if (op == ir::Op::Neg && operand.value.is(Value::Kind::Int)) return Value::integer(-operand.value.size);
-  if (auto x = operand.value.known_number()) return Value::real(fold_unary(op, *x));
+  if (auto x = operand.value.known_number()) return Value::real(ir::scalar_unary(op, *x));
   ir::NodeRef in = tensor(operand, std::string("the argument of ") + ir::op_name(op));
   return Value::tensor(graph_.make(op, {in}, {}, loc));
 }
