@@ -98,7 +98,13 @@ class Program:
         args = kernel.args
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
             raise CheckError(f"kernel {kernel.name}: only plain parameters are allowed")
-        for a in args.args:
+        # Non-tensor parameters (eps: float = 1e-5) keep their defaults, under
+        # NumPy as in axon: the tensors are passed by position before them.
+        first_default = len(args.args) - len(args.defaults)
+        for i, a in enumerate(args.args):
+            setting = isinstance(a.annotation, ast.Name) and a.annotation.id in ("int", "float", "bool")
+            if i >= first_default and (a.annotation is None or setting):
+                continue
             if a.annotation is None:
                 raise CheckError(f"kernel parameter {a.arg!r} has no annotation")
             dtype, dims = parse_annotation(string_constant(a.annotation, f"parameter {a.arg!r}"))

@@ -35,8 +35,10 @@ class Printer {
 
   std::string run() {
     out_ << "kernel " << function_.name << '(';
-    for (size_t i = 0; i < function_.params.size(); ++i)
-      out_ << (i ? ", " : "") << function_.params[i].name << ": " << function_.params[i].type.str();
+    std::vector<std::string> params;
+    for (const Param& p : function_.params) params.push_back(p.name + ": " + p.type.str());
+    for (const Setting& s : function_.settings) params.push_back(s.name + "=" + s.value);
+    for (size_t i = 0; i < params.size(); ++i) out_ << (i ? ", " : "") << params[i];
     out_ << ")\n";
     for (NodeRef node : topological_order(function_.outputs)) {
       if (inlined(node)) continue;

@@ -1,9 +1,12 @@
 // Lowering: runs the program symbolically, building IR for its tensor
 // operations. Helpers are inlined at each call; numbers and sizes fold.
 #include <cerrno>
+#include <cmath>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "lang/load.h"
@@ -42,9 +45,9 @@ struct Scope {
 
 class Lowerer {
  public:
-  Lowerer(Module module, SourceLoc entry_loc)
+  Lowerer(Module module, SourceLoc entry_loc, ParamValues params)
       : module_(std::move(module)), graph_(std::make_shared<ir::Graph>()), builder_(*graph_),
-        entry_loc_(std::move(entry_loc)) {}
+        entry_loc_(std::move(entry_loc)), params_(std::move(params)) {}
 
   ir::Program run(const std::optional<std::string>& entry) {
     ir::Program program;
@@ -127,15 +130,23 @@ class Lowerer {
     fn.name = def.name;
     fn.loc = def.loc;
     Scope scope;
-    for (size_t i = 0; i < def.params.size(); ++i) {
-      const Param& p = def.params[i];
-      if (!p.annotation || p.annotation->kind != ExprKind::String)
-        error(p.annotation ? p.annotation->loc : p.loc,
-              "kernel parameter '" + p.name + "' needs a type annotation string such as \"f32[M, N]\"");
-      ir::Param param{p.name, parse_annotation(p.annotation->text, p.annotation->loc), p.loc, p.annotation->loc};
-      scope.names[p.name] = Value::tensor(graph_->input(static_cast<int64_t>(i), p.name, param.type, p.loc));
-      fn.params.push_back(param);
+    std::set<std::string> settings;
+    for (const Param& p : def.params) {
+      if (!is_setting(p)) {
+        ir::Param param{p.name, parse_annotation(p.annotation->text, p.annotation->loc), p.loc, p.annotation->loc};
+        auto index = static_cast<int64_t>(fn.params.size());
+        scope.names[p.name] = Value::tensor(graph_->input(index, p.name, param.type, p.loc));
+        fn.params.push_back(param);
+        continue;
+      }
+      Value v = setting_value(p);
+      settings.insert(p.name);
+      scope.names[p.name] = v;
+      fn.settings.push_back({p.name, python_text(v), p.loc});
     }
+    for (const auto& [name, given] : params_)
+      if (!settings.count(name))
+        error(given.loc, "kernel '" + def.name + "' has no non-tensor parameter named '" + name + "'");
     call_stack_.push_back(def.name);
     std::optional<Value> result = body(def, scope);
     call_stack_.pop_back();
@@ -150,6 +161,98 @@ class Lowerer {
     }
     if (def.returns) check_return(def, fn);
     return fn;
+  }
+
+  // ---- non-tensor parameters ----
+  // A kernel parameter is a tensor when its annotation is a string
+  // ("f32[M, N]"); annotated int, float or bool, or unannotated with a
+  // default, it is a setting, fixed when the kernel is built.
+  static bool is_setting(const Param& p) {
+    if (p.annotation && p.annotation->kind == ExprKind::String) return false;
+    if (p.annotation && p.annotation->kind == ExprKind::Name &&
+        (p.annotation->text == "int" || p.annotation->text == "float" || p.annotation->text == "bool"))
+      return true;
+    if (p.annotation)
+      error(p.annotation->loc, "kernel parameter '" + p.name +
+                                   "' needs a tensor annotation string such as \"f32[M, N]\", or int, float or bool "
+                                   "with a default value");
+    if (!p.default_value)
+      error(p.loc, "kernel parameter '" + p.name + "' needs a type annotation string such as \"f32[M, N]\"");
+    return true;
+  }
+
+  // The setting's value: the one given (--param), else the default, checked
+  // against the annotation as Python would convert it.
+  Value setting_value(const Param& p) {
+    std::string type = p.annotation ? p.annotation->text : "";
+    Value v;
+    SourceLoc where;
+    if (auto it = params_.find(p.name); it != params_.end()) {
+      where = it->second.loc;
+      v = parse_setting(it->second, type.empty() ? kind_name(eval_global(*p.default_value)) : type, p.name);
+    } else if (p.default_value) {
+      where = p.default_value->loc;
+      v = eval_global(*p.default_value);
+    } else {
+      error(p.loc, "kernel parameter '" + p.name + ": " + type +
+                       "' needs a default value (non-tensor parameters are fixed when the kernel is built; "
+                       "give one with --param " + p.name + "=VALUE)");
+    }
+    if (v.is(K::None) || type.empty()) {
+      if (!v.is(K::None) && !v.is(K::Int) && !v.is(K::Float) && !v.is(K::Bool))
+        error(where, "the default of kernel parameter '" + p.name + "' must be a number, True, False or None, not " +
+                         v.describe());
+      if (v.is(K::Int) && !v.size.is_constant()) error(where, "the default of '" + p.name + "' must be a constant");
+      return v;
+    }
+    if (type == "float" && (v.is(K::Int) && v.size.is_constant())) return Value::real(*v.known_number());
+    bool fits = (type == "float" && v.is(K::Float)) || (type == "int" && v.is(K::Int) && v.size.is_constant()) ||
+                (type == "bool" && v.is(K::Bool));
+    if (!fits) error(where, "kernel parameter '" + p.name + ": " + type + "' cannot be " + v.describe());
+    return v;
+  }
+
+  static std::string kind_name(const Value& v) {
+    if (v.is(K::Int)) return "int";
+    if (v.is(K::Bool)) return "bool";
+    return "float";
+  }
+
+  static Value parse_setting(const ParamValue& given, const std::string& type, const std::string& name) {
+    const std::string& t = given.text;
+    if (type == "bool") {
+      if (t == "True" || t == "true" || t == "1") return boolean(true);
+      if (t == "False" || t == "false" || t == "0") return boolean(false);
+    } else if (!t.empty()) {
+      errno = 0;
+      char* end = nullptr;
+      if (type == "int") {
+        long long n = std::strtoll(t.c_str(), &end, 10);
+        if (!*end && !errno) return Value::integer(static_cast<int64_t>(n));
+      } else {
+        double x = std::strtod(t.c_str(), &end);
+        if (!*end && !errno && std::isfinite(x)) return Value::real(x);
+      }
+    }
+    error(given.loc, "'" + t + "' is not a valid " + type + " for parameter '" + name + "'");
+  }
+
+  static Value boolean(bool b) {
+    Value v = Value::of(K::Bool);
+    v.number = b ? 1 : 0;
+    return v;
+  }
+
+  // The value as Python's repr would print it: part of the kernel's identity.
+  static std::string python_text(const Value& v) {
+    if (v.is(K::None)) return "None";
+    if (v.is(K::Bool)) return v.number ? "True" : "False";
+    if (v.is(K::Int)) return v.size.str();
+    char text[64];
+    auto end = std::to_chars(text, text + sizeof text, v.number).ptr;  // the shortest text that reads back exactly
+    std::string s(text, end);
+    if (s.find_first_of(".enai") == std::string::npos) s += ".0";
+    return s;
   }
 
   void check_return(const FunctionDef& def, ir::Function& fn) {
@@ -417,6 +520,7 @@ class Lowerer {
   std::vector<std::string> call_stack_;
   SourceLoc result_loc_;
   SourceLoc entry_loc_;
+  ParamValues params_;
 };
 
 }  // namespace
@@ -472,11 +576,12 @@ ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& l
 }
 
 ir::Program compile_source(const std::shared_ptr<const SourceFile>& file, const std::optional<std::string>& entry,
-                           const SourceLoc& entry_loc) {
-  return Lowerer(parse_module(file), entry_loc).run(entry);
+                           const SourceLoc& entry_loc, const ParamValues& params) {
+  return Lowerer(parse_module(file), entry_loc, params).run(entry);
 }
 
-ir::Program load_program(const std::string& path, const std::optional<std::string>& entry, const SourceLoc& entry_loc) {
+ir::Program load_program(const std::string& path, const std::optional<std::string>& entry, const SourceLoc& entry_loc,
+                         const ParamValues& params) {
   auto file = std::make_shared<SourceFile>();
   file->path = path;
   std::ifstream in(path, std::ios::binary);
@@ -488,7 +593,7 @@ ir::Program load_program(const std::string& path, const std::optional<std::strin
   if (file->text.size() > kMaxFileBytes)
     error({file, 0, 0}, "file is too large (" + std::to_string(file->text.size()) + " bytes; the limit is " +
                             std::to_string(kMaxFileBytes) + ")");
-  return compile_source(file, entry, entry_loc);
+  return compile_source(file, entry, entry_loc, params);
 }
 
 }  // namespace axon::lang
