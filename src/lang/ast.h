@@ -23,7 +23,9 @@ enum class ExprKind {
   Ellipsis,
   Unary,      // text = "-", "+", "~", "not"; args[0]
   Binary,     // text = operator; args[0], args[1]
-  Compare,    // text = operator; args[0], args[1] (a chain is an error in the parser)
+  Compare,    // text = operator (also "is", "is not"); args[0], args[1] (a chain is an error in the parser)
+  BoolOp,     // text = "and" or "or"; args[0], args[1]
+  IfElse,     // args[1] if args[0] else args[2]
   Call,       // args[0] = callee, args[1..] = positional; keywords
   Attribute,  // args[0] . text
   Subscript,  // args[0] [ args[1] ]   (several indices arrive as a Tuple)
@@ -76,6 +78,7 @@ enum class StmtKind {
   Pass,
   Import,     // text = module, alias = bound name
   Def,        // def
+  If,         // if value: body, else: orelse (an elif is an If alone in orelse)
 };
 
 struct Stmt {
@@ -86,6 +89,8 @@ struct Stmt {
   std::string text;
   std::string alias;
   std::unique_ptr<FunctionDef> def;
+  ExprPtr annotation;  // Assign: `y: "f32[M, N]" = ...` (may be null)
+  std::vector<StmtPtr> body, orelse;  // If
 };
 
 struct Module {

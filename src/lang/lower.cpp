@@ -83,6 +83,7 @@ class Lowerer {
           if (s->value->kind == ExprKind::String) break;  // a docstring
           error(s->loc, "only imports, defs, constants and docstrings may appear at the top level");
         case StmtKind::Return: error(s->loc, "'return' outside a function");
+        case StmtKind::If: error(s->loc, "'if' at the top level of the file is not supported; put it inside the kernel");
       }
       for (auto& [name, value] : scope.names) globals_[name] = value;
       scope.names.clear();
@@ -221,8 +222,8 @@ class Lowerer {
   static Value parse_setting(const ParamValue& given, const std::string& type, const std::string& name) {
     const std::string& t = given.text;
     if (type == "bool") {
-      if (t == "True" || t == "true" || t == "1") return boolean(true);
-      if (t == "False" || t == "false" || t == "0") return boolean(false);
+      if (t == "True" || t == "true" || t == "1") return boolean_value(true);
+      if (t == "False" || t == "false" || t == "0") return boolean_value(false);
     } else if (!t.empty()) {
       errno = 0;
       char* end = nullptr;
@@ -235,12 +236,6 @@ class Lowerer {
       }
     }
     error(given.loc, "'" + t + "' is not a valid " + type + " for parameter '" + name + "'");
-  }
-
-  static Value boolean(bool b) {
-    Value v = Value::of(K::Bool);
-    v.number = b ? 1 : 0;
-    return v;
   }
 
   // The value as Python's repr would print it: part of the kernel's identity.
@@ -279,13 +274,22 @@ class Lowerer {
   }
 
   // Runs a function body; the returned value, or nullopt without a return.
-  std::optional<Value> body(const FunctionDef& def, Scope& scope) {
-    for (size_t i = 0; i < def.body.size(); ++i) {
-      const Stmt& s = *def.body[i];
+  std::optional<Value> body(const FunctionDef& def, Scope& scope) { return block(def.body, scope); }
+
+  // Runs statements until a return, which may sit in the branch of an if.
+  std::optional<Value> block(const std::vector<StmtPtr>& stmts, Scope& scope) {
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      const Stmt& s = *stmts[i];
       if (s.kind == StmtKind::Return) {
-        if (i + 1 < def.body.size()) error(def.body[i + 1]->loc, "code after 'return' is never run");
+        if (i + 1 < stmts.size()) error(stmts[i + 1]->loc, "code after 'return' is never run");
         result_loc_ = s.value ? s.value->loc : s.loc;
         return s.value ? eval(*s.value, scope) : Value::of(K::None);
+      }
+      if (s.kind == StmtKind::If) {
+        // Resolved now: only the branch taken is evaluated.
+        const std::vector<StmtPtr>& taken = truth(*s.value, scope) ? s.body : s.orelse;
+        if (std::optional<Value> result = block(taken, scope)) return result;
+        continue;
       }
       if (s.kind == StmtKind::Import || s.kind == StmtKind::Def)
         error(s.loc, "imports and defs belong at the top level of the file");
@@ -296,9 +300,74 @@ class Lowerer {
     return std::nullopt;
   }
 
+  // The truth of a condition, known when the kernel is built: numbers,
+  // parameters, None, and comparisons of sizes whose difference is constant.
+  bool truth(const Expr& e, Scope& scope) { return truth_of(eval(e, scope), e.loc); }
+
+  bool truth_of(const Value& v, const SourceLoc& loc) {
+    switch (v.kind) {
+      case K::None: return false;
+      case K::Bool:
+      case K::Float: return v.number != 0;
+      case K::Int:
+        if (v.size.is_constant()) return *v.size.constant() != 0;
+        error(loc, "this condition depends on the symbolic size " + v.size.str() +
+                       ", which is not known when the kernel is built");
+      case K::Tuple: return !v.items.empty();
+      case K::String: return !v.text.empty();
+      case K::Compare: return compare_now(v, loc);
+      case K::Tensor:
+        error(loc, "this condition depends on tensor data, which is not known when the kernel is built; "
+                   "choose element by element with np.where(cond, a, b)");
+      case K::Ellipsis:
+      case K::Slice:
+      case K::Module:
+      case K::Function:
+      case K::NpFunction:
+      case K::Method: return true;
+    }
+    return true;
+  }
+
+  bool compare_now(const Value& v, const SourceLoc& loc) {
+    const Value &a = v.items[0], &b = v.items[1];
+    if (a.is(K::Tensor) || b.is(K::Tensor))
+      error(loc, "this comparison depends on tensor data, which is not known when the kernel is built; "
+                 "choose element by element with np.where(cond, a, b)");
+    double x = 0, y = 0;
+    if (a.is(K::Int) && b.is(K::Int)) {
+      ir::Size difference = a.size - b.size;
+      if (!difference.is_constant())
+        error(loc, "this comparison of the sizes " + a.size.str() + " and " + b.size.str() +
+                       " is not known when the kernel is built (sizes are symbolic); give them fixed values in the "
+                       "annotation, or use np.where");
+      x = static_cast<double>(*difference.constant());
+    } else {
+      auto l = a.known_number(), r = b.known_number();
+      if (!l || !r) error(loc, "this comparison is not known when the kernel is built");
+      x = *l, y = *r;
+    }
+    switch (v.cmp) {
+      case ir::Cmp::Lt: return x < y;
+      case ir::Cmp::Le: return x <= y;
+      case ir::Cmp::Gt: return x > y;
+      case ir::Cmp::Ge: return x >= y;
+      case ir::Cmp::Eq: return x == y;
+      case ir::Cmp::Ne: return x != y;
+    }
+    return false;
+  }
+
+  static Value boolean_value(bool b) {
+    Value v = Value::of(K::Bool);
+    v.number = b ? 1 : 0;
+    return v;
+  }
+
   void statement(const Stmt& s, Scope& scope) {
     if (s.kind == StmtKind::Assign) {
       Value v = eval(*s.value, scope);
+      if (s.annotation) check_local_annotation(*s.annotation, v, s.value->loc);
       for (const ExprPtr& target : s.targets) assign(*target, v, s.value->loc, scope);
     } else if (s.kind == StmtKind::AugAssign) {
       const Expr& target = *s.targets[0];
@@ -307,6 +376,16 @@ class Lowerer {
       Value rhs = eval(*s.value, scope);
       assign(target, builder_.binary(s.text, {current, target.loc}, {rhs, s.value->loc}, s.loc), s.loc, scope);
     }
+  }
+
+  // `y: "f32[M, N]" = ...` is checked like a return annotation; a name such
+  // as np.ndarray, float or int is accepted as documentation.
+  void check_local_annotation(const Expr& ann, const Value& v, const SourceLoc& value_loc) {
+    if (ann.kind != ExprKind::String) return;
+    ir::TensorType declared = parse_annotation(ann.text, ann.loc);
+    if (!v.is(K::Tensor)) error(value_loc, "the annotation says " + declared.str() + " but the value is " + v.describe());
+    if (v.node->type() != declared)
+      error(ann.loc, "the value is " + v.node->type().str() + " but the annotation says " + declared.str());
   }
 
   void assign(const Expr& target, const Value& v, const SourceLoc& value_loc, Scope& scope) {
@@ -364,6 +443,7 @@ class Lowerer {
       case ExprKind::None: return Value::of(K::None);
       case ExprKind::Ellipsis: return Value::of(K::Ellipsis);
       case ExprKind::Unary: {
+        if (e.text == "not") return boolean_value(!truth(*e.args[0], scope));
         Value operand = eval(*e.args[0], scope);
         if (e.text == "+") {
           builder_.tensor({operand, e.args[0]->loc}, "the operand of unary '+'");
@@ -377,6 +457,13 @@ class Lowerer {
         return builder_.binary(e.text, {l, e.args[0]->loc}, {r, e.args[1]->loc}, e.loc);
       }
       case ExprKind::Compare: return compare(e, scope);
+      case ExprKind::IfElse: return eval(truth(*e.args[0], scope) ? *e.args[1] : *e.args[2], scope);
+      case ExprKind::BoolOp: {  // Python's: the operand that decides, the right one unevaluated when not needed
+        Value left = eval(*e.args[0], scope);
+        bool left_true = truth_of(left, e.args[0]->loc);
+        if (e.text == "and" ? !left_true : left_true) return left;
+        return eval(*e.args[1], scope);
+      }
       case ExprKind::Call: return call(e, scope);
       case ExprKind::Attribute: return attribute(e, scope);
       case ExprKind::Subscript: return subscript(e, scope);
@@ -402,6 +489,12 @@ class Lowerer {
   Value compare(const Expr& e, Scope& scope) {
     static const std::map<std::string, ir::Cmp> kCmp = {{"<", ir::Cmp::Lt},  {"<=", ir::Cmp::Le}, {">", ir::Cmp::Gt},
                                                         {">=", ir::Cmp::Ge}, {"==", ir::Cmp::Eq}, {"!=", ir::Cmp::Ne}};
+    if (e.text == "is" || e.text == "is not") {  // only `is None` has a meaning NumPy code relies on
+      Value left = eval(*e.args[0], scope), right = eval(*e.args[1], scope);
+      if (!left.is(K::None) && !right.is(K::None))
+        error(e.loc, "'" + e.text + "' is only supported against None (x is None); compare values with == or !=");
+      return boolean_value(left.is(K::None) == right.is(K::None) ? e.text == "is" : e.text != "is");
+    }
     Value v = Value::of(K::Compare);
     for (int i = 0; i < 2; ++i) {
       Value side = eval(*e.args[i], scope);

@@ -121,8 +121,8 @@ class Parser {
         return s;
       }
       if (k == "for" || k == "while") error(t.loc, "'" + k + "' loops are not supported: a kernel is a dataflow graph");
-      if (k == "if" || k == "elif" || k == "else")
-        error(t.loc, "'" + k + "' statements are not supported: a kernel is a dataflow graph (use np.where)");
+      if (k == "if") return if_stmt();
+      if (k == "elif" || k == "else") error(t.loc, "'" + k + "' without a matching 'if'");
       if (k == "class") error(t.loc, "classes are not supported");
       if (k == "with" || k == "try" || k == "raise" || k == "assert" || k == "del" || k == "global" ||
           k == "nonlocal" || k == "yield" || k == "async" || k == "await" || k == "break" || k == "continue" ||
@@ -137,6 +137,22 @@ class Parser {
     auto s = std::make_unique<Stmt>();
     s->kind = kind;
     s->loc = loc;
+    return s;
+  }
+
+  // if/elif/else: resolved when the kernel is built (src/lang/lower.cpp).
+  StmtPtr if_stmt() {
+    auto s = make_stmt(StmtKind::If, advance().loc);
+    s->value = expression();
+    expect_op(":");
+    s->body = suite();
+    if (at_keyword("elif")) {
+      s->orelse.push_back(if_stmt());
+    } else if (at_keyword("else")) {
+      advance();
+      expect_op(":");
+      s->orelse = suite();
+    }
     return s;
   }
 
@@ -180,7 +196,12 @@ class Parser {
     if (at(Tok::Op) && (peek().text.size() >= 2 && peek().text.back() == '=' && peek().text != "==" &&
                         peek().text != "<=" && peek().text != ">=" && peek().text != "!="))
       error(peek().loc, "operator '" + peek().text + "' is not supported");
-    if (at_op(":")) error(peek().loc, "variable annotations are not supported inside a kernel");
+    ExprPtr annotation;
+    if (accept_op(":")) {
+      if (first->kind != ExprKind::Name) error(first->loc, "only a plain name can be annotated");
+      annotation = expression();
+      if (!at_op("=")) error(peek().loc, "an annotated name needs a value: y: \"f32[M, N]\" = ...");
+    }
     if (!at_op("=")) {
       auto s = make_stmt(StmtKind::Expr, loc);
       s->value = std::move(first);
@@ -188,6 +209,7 @@ class Parser {
       return s;
     }
     auto s = make_stmt(StmtKind::Assign, loc);
+    s->annotation = std::move(annotation);
     s->targets.push_back(std::move(first));
     while (accept_op("=")) s->targets.push_back(expression_list());
     s->value = std::move(s->targets.back());
@@ -261,21 +283,41 @@ class Parser {
     Nesting nesting(*this, peek().loc);
     if (at_keyword("lambda")) error(peek().loc, "lambda is not supported");
     ExprPtr e = or_test();
-    if (at_keyword("if")) error(peek().loc, "conditional expressions are not supported; use np.where");
+    if (at_keyword("if")) {  // a if cond else b: resolved when the kernel is built
+      SourceLoc loc = advance().loc;
+      ExprPtr condition = or_test();
+      if (!at_keyword("else")) unexpected("'else' in a conditional expression");
+      advance();
+      ExprPtr otherwise = expression();
+      return node(ExprKind::IfElse, loc, list(std::move(condition), std::move(e), std::move(otherwise)));
+    }
     if (at_keyword("for")) error(peek().loc, "comprehensions are not supported");
     return e;
   }
 
   ExprPtr or_test() {
-    ExprPtr e = not_test();
-    if (at_keyword("and") || at_keyword("or"))
-      error(peek().loc, "boolean operator '" + peek().text + "' is not supported");
-    return e;
+    ExprPtr left = and_test();
+    while (at_keyword("or")) {
+      SourceLoc loc = advance().loc;
+      left = node(ExprKind::BoolOp, loc, list(std::move(left), and_test()), "or");
+    }
+    return left;
+  }
+
+  ExprPtr and_test() {
+    ExprPtr left = not_test();
+    while (at_keyword("and")) {
+      SourceLoc loc = advance().loc;
+      left = node(ExprKind::BoolOp, loc, list(std::move(left), not_test()), "and");
+    }
+    return left;
   }
 
   ExprPtr not_test() {
-    if (at_keyword("not")) error(peek().loc, "boolean operator 'not' is not supported");
-    return comparison();
+    if (!at_keyword("not")) return comparison();
+    Nesting nesting(*this, peek().loc);
+    SourceLoc loc = advance().loc;
+    return node(ExprKind::Unary, loc, list(not_test()), "not");
   }
 
   ExprPtr comparison() {
@@ -289,7 +331,14 @@ class Parser {
         if (at_op(again)) error(peek().loc, "chained comparisons are not supported");
       return node(ExprKind::Compare, loc, list(std::move(left), std::move(right)), op);
     }
-    if (at_keyword("in") || at_keyword("is") || (at_keyword("not")))
+    if (at_keyword("is")) {
+      SourceLoc loc = advance().loc;
+      std::string op = "is";
+      if (at_keyword("not")) advance(), op = "is not";
+      ExprPtr right = bit_or();
+      return node(ExprKind::Compare, loc, list(std::move(left), std::move(right)), op);
+    }
+    if (at_keyword("in") || at_keyword("not"))
       error(peek().loc, "operator '" + peek().text + "' is not supported");
     return left;
   }
