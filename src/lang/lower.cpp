@@ -65,7 +65,7 @@ class Lowerer {
     Scope scope;
     for (const StmtPtr& s : module_.body) {
       switch (s->kind) {
-        case StmtKind::Import: globals_[s->alias] = Value::of(K::Module); break;
+        case StmtKind::Import: globals_[s->alias] = Value::of(K::Module, s->text); break;
         case StmtKind::Def:
           functions_[s->def->name] = s->def.get();
           globals_[s->def->name] = Value::of(K::Function, s->def->name);
@@ -507,6 +507,7 @@ class Lowerer {
 
   Value attribute(const Expr& e, Scope& scope) {
     Value base = eval(*e.args[0], scope);
+    if (base.is(K::Module) && base.text == "math") return math_attribute(e.text, e.loc);
     if (base.is(K::Module)) return numpy_attribute(e.text, e.loc);
     if (base.is(K::Tensor)) return tensor_attribute(builder_, {base, e.args[0]->loc}, e.text, e.loc);
     error(e.loc, base.describe() + " has no attribute '" + e.text + "'");
@@ -548,7 +549,13 @@ class Lowerer {
     for (size_t i = 1; i < e.args.size(); ++i) args.positional.push_back({eval(*e.args[i], scope), e.args[i]->loc});
     for (const Keyword& k : e.keywords) args.keywords.push_back({k.name, {eval(*k.value, scope), k.loc}});
     switch (callee.kind) {
-      case K::NpFunction: args.callee = "np." + callee.text; return call_numpy(builder_, callee.text, args);
+      case K::NpFunction:
+        if (callee.text.rfind("math.", 0) == 0) {
+          args.callee = callee.text;
+          return call_math(builder_, callee.text.substr(5), args);
+        }
+        args.callee = "np." + callee.text;
+        return call_numpy(builder_, callee.text, args);
       case K::Method: args.callee = "." + callee.text; return call_method(builder_, callee, args);
       case K::Function: args.callee = callee.text; return call_function(*functions_.at(callee.text), args);
       default: error(e.args[0]->loc, callee.describe() + " cannot be called");

@@ -167,7 +167,8 @@ class Parser {
       advance();
       s->alias = expect_name("a name after 'as'");
     }
-    if (module != "numpy") error(name_loc, "only numpy can be imported ('import numpy as np'), not '" + module + "'");
+    if (module != "numpy" && module != "math")
+      error(name_loc, "only numpy and math can be imported ('import numpy as np'), not '" + module + "'");
     if (at_op(",")) error(peek().loc, "import one module per statement");
     end_of_statement();
     return s;
@@ -281,7 +282,7 @@ class Parser {
 
   ExprPtr expression() {
     Nesting nesting(*this, peek().loc);
-    if (at_keyword("lambda")) error(peek().loc, "lambda is not supported");
+    if (at_keyword("lambda")) error(peek().loc, "lambda is not supported; define the helper with def at the top level of the file");
     ExprPtr e = or_test();
     if (at_keyword("if")) {  // a if cond else b: resolved when the kernel is built
       SourceLoc loc = advance().loc;
@@ -490,7 +491,7 @@ class Parser {
           e->number = t.text == "True";
           return e;
         }
-        if (t.text == "lambda") error(t.loc, "lambda is not supported");
+        if (t.text == "lambda") error(t.loc, "lambda is not supported; define the helper with def at the top level of the file");
         if (t.text == "yield" || t.text == "await") error(t.loc, "'" + t.text + "' is not supported");
         unexpected("an expression");
       case Tok::Op:

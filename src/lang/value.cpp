@@ -20,7 +20,7 @@ double python_mod(double a, double b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
-ir::Op binary_op(const std::string& op, const SourceLoc& loc) {
+ir::Op operator_op(const std::string& op, const SourceLoc& loc) {
   if (op == "+") return ir::Op::Add;
   if (op == "-") return ir::Op::Sub;
   if (op == "*") return ir::Op::Mul;
@@ -53,7 +53,7 @@ std::string Value::describe() const {
     case Kind::Tuple: return "a tuple of " + std::to_string(items.size());
     case Kind::Slice: return "a slice";
     case Kind::Compare: return "a comparison";
-    case Kind::Module: return "the module numpy";
+    case Kind::Module: return "the module " + text;
     case Kind::Function: return "the function '" + text + "'";
     case Kind::NpFunction: return "the function np." + text;
     case Kind::Method: return "the method ." + text;
@@ -153,7 +153,7 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
     if (op == "//") return Value::real(python_floor_div(*x, *y));
     if (op == "%") return Value::real(python_mod(*x, *y));
     if (op == "**") return Value::real(ir::scalar_unary(ir::Op::Pow, *x, *y));
-    return Value::real(ir::scalar_binary(binary_op(op, loc), *x, *y));
+    return Value::real(ir::scalar_binary(operator_op(op, loc), *x, *y));
   }
   if (op == "**") {
     ir::NodeRef base = tensor(left, "the base of '**'");
@@ -162,10 +162,18 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
     attrs.value = *y;
     return Value::tensor(graph_.make(ir::Op::Pow, {base}, attrs, loc));
   }
-  ir::Op ir_op = binary_op(op, loc);
+  ir::Op ir_op = operator_op(op, loc);
   ir::NodeRef l = tensor(left, "the left operand of '" + op + "'");
   ir::NodeRef r = tensor(right, "the right operand of '" + op + "'");
   return Value::tensor(graph_.make(ir_op, {l, r}, {}, loc));
+}
+
+Value Builder::binary_op(ir::Op op, const Arg& left, const Arg& right, const SourceLoc& loc) {
+  auto a = left.value.known_number(), b = right.value.known_number();
+  if (a && b) return Value::real(ir::scalar_binary(op, *a, *b));
+  std::string name = std::string("np.") + ir::numpy_name(op);
+  ir::NodeRef l = tensor(left, "x1 of " + name), r = tensor(right, "x2 of " + name);
+  return Value::tensor(graph_.make(op, {l, r}, {}, loc));
 }
 
 Value Builder::unary(ir::Op op, const Arg& operand, const SourceLoc& loc) {

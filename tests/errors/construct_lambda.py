@@ -1,4 +1,4 @@
-# expect: 6:9: error: lambda is not supported
+# expect: 6:9: error: lambda is not supported; define the helper with def at the top level of the file
 import numpy as np
 
 
