@@ -632,6 +632,46 @@ bool is_identifier(const std::string& s) {
   return true;
 }
 
+// A dimension of an annotation: a positive integer, a size name, or sums and
+// products of them ("3*D", "H*S", "2*D + 1"), as integer size arithmetic.
+ir::Size parse_dim(const std::string& dim, const SourceLoc& loc) {
+  const std::string bad = "dimension '" + dim + "' must be a positive integer, a size name, or a product or sum of them";
+  size_t at = 0;
+  auto skip = [&] {
+    while (at < dim.size() && (dim[at] == ' ' || dim[at] == '\t')) ++at;
+  };
+  auto atom = [&]() -> ir::Size {
+    skip();
+    size_t begin = at;
+    while (at < dim.size() && (std::isalnum(static_cast<unsigned char>(dim[at])) || dim[at] == '_')) ++at;
+    std::string word = dim.substr(begin, at - begin);
+    if (word.empty()) error(loc, bad);
+    if (is_identifier(word)) return ir::Size::name(word);
+    errno = 0;
+    char* end = nullptr;
+    long long n = std::strtoll(word.c_str(), &end, 10);
+    if (*end || errno || n < 1) error(loc, bad);
+    return static_cast<int64_t>(n);
+  };
+  auto product = [&]() {
+    ir::Size p = atom();
+    for (skip(); at < dim.size() && dim[at] == '*'; skip()) ++at, p = p * atom();
+    return p;
+  };
+  try {
+    ir::Size total = product();
+    for (skip(); at < dim.size() && (dim[at] == '+' || dim[at] == '-'); skip()) {
+      char op = dim[at++];
+      total = op == '+' ? total + product() : total - product();
+    }
+    if (at != dim.size()) error(loc, bad);
+    if (total.is_constant() && *total.constant() < 1) error(loc, bad);
+    return total;
+  } catch (const std::overflow_error&) {
+    error(loc, "dimension '" + dim + "' overflows 64-bit integers");
+  }
+}
+
 ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& loc) {
   size_t end = full_text.find_last_not_of(" \t");
   const std::string text = full_text.substr(0, end == std::string::npos ? 0 : end + 1);  // trailing blanks
@@ -658,17 +698,7 @@ ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& l
       if (comma == std::string::npos && !type.shape.empty()) break;  // trailing comma
       error(dim_loc, "empty dimension in annotation \"" + text + "\"");
     }
-    if (std::isdigit(static_cast<unsigned char>(dim[0]))) {
-      errno = 0;
-      char* end = nullptr;
-      long long n = std::strtoll(dim.c_str(), &end, 10);
-      if (*end || errno || n < 1) error(dim_loc, "dimension '" + dim + "' must be a positive integer or a size name");
-      type.shape.push_back(static_cast<int64_t>(n));
-    } else if (is_identifier(dim)) {
-      type.shape.push_back(ir::Size::name(dim));
-    } else {
-      error(dim_loc, "dimension '" + dim + "' must be a positive integer or a size name");
-    }
+    type.shape.push_back(parse_dim(dim, dim_loc));
     if (comma == std::string::npos) break;
     begin = comma + 1;
   }
