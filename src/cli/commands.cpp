@@ -68,8 +68,10 @@ lang::ParamValues param_values(const ParsedArgs& args) {
 }
 
 OptionSpec param_option() {
-  return {"--param", "NAME=VALUE", "a value for a non-tensor parameter (eps: float = 1e-5), fixed when\n"
-                                   "the kernel is built; default: the one in the file; repeatable", true};
+  return {"--param", "NAME=VALUE",
+          "a value for a non-tensor parameter (eps: float = 1e-5), fixed when\n"
+          "the kernel is built; default: the one in the file; repeatable",
+          true};
 }
 
 std::vector<Word> split_commas(const Word& word) {

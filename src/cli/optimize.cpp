@@ -101,9 +101,8 @@ class CliObserver : public search::Observer {
 int optimize(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
   const Word* entry_word = args.last("--entry");
-  ir::Program program =
-      lang::load_program(file.text, option_text(args, "--entry"), entry_word ? entry_word->loc : SourceLoc{},
-                         param_values(args));
+  ir::Program program = lang::load_program(file.text, option_text(args, "--entry"),
+                                           entry_word ? entry_word->loc : SourceLoc{}, param_values(args));
   const Word* out_word = args.last("-o");
   if (!out_word) throw UserError(command.loc, "optimize needs an output folder: -o OUT/");
   tile::check_plan_size(program.kernel);

@@ -21,7 +21,7 @@ uint64_t bits_of(double value) {
 const char* op_name(Op op) {
   switch (op) {
 #define AXON_OP(name, text, kind, numpy, scalar) \
-  case Op::name:                  \
+  case Op::name:                                 \
     return text;
 #include "ir/ops.def"
 #undef AXON_OP
@@ -32,7 +32,7 @@ const char* op_name(Op op) {
 OpKind op_kind(Op op) {
   switch (op) {
 #define AXON_OP(name, text, kind, numpy, scalar) \
-  case Op::name:                  \
+  case Op::name:                                 \
     return OpKind::kind;
 #include "ir/ops.def"
 #undef AXON_OP

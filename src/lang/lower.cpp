@@ -1,8 +1,8 @@
 // Lowering: runs the program symbolically, building IR for its tensor
 // operations. Helpers are inlined at each call; numbers and sizes fold.
 #include <cerrno>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -46,8 +46,11 @@ struct Scope {
 class Lowerer {
  public:
   Lowerer(Module module, SourceLoc entry_loc, ParamValues params)
-      : module_(std::move(module)), graph_(std::make_shared<ir::Graph>()), builder_(*graph_),
-        entry_loc_(std::move(entry_loc)), params_(std::move(params)) {}
+      : module_(std::move(module)),
+        graph_(std::make_shared<ir::Graph>()),
+        builder_(*graph_),
+        entry_loc_(std::move(entry_loc)),
+        params_(std::move(params)) {}
 
   ir::Program run(const std::optional<std::string>& entry) {
     ir::Program program;
@@ -83,7 +86,8 @@ class Lowerer {
           if (s->value->kind == ExprKind::String) break;  // a docstring
           error(s->loc, "only imports, defs, constants and docstrings may appear at the top level");
         case StmtKind::Return: error(s->loc, "'return' outside a function");
-        case StmtKind::If: error(s->loc, "'if' at the top level of the file is not supported; put it inside the kernel");
+        case StmtKind::If:
+          error(s->loc, "'if' at the top level of the file is not supported; put it inside the kernel");
       }
       for (auto& [name, value] : scope.names) globals_[name] = value;
       scope.names.clear();
@@ -197,7 +201,8 @@ class Lowerer {
     } else {
       error(p.loc, "kernel parameter '" + p.name + ": " + type +
                        "' needs a default value (non-tensor parameters are fixed when the kernel is built; "
-                       "give one with --param " + p.name + "=VALUE)");
+                       "give one with --param " +
+                       p.name + "=VALUE)");
     }
     if (v.is(K::None) || type.empty()) {
       if (!v.is(K::None) && !v.is(K::Int) && !v.is(K::Float) && !v.is(K::Bool))
@@ -317,8 +322,9 @@ class Lowerer {
       case K::String: return !v.text.empty();
       case K::Compare: return compare_now(v, loc);
       case K::Tensor:
-        error(loc, "this condition depends on tensor data, which is not known when the kernel is built; "
-                   "choose element by element with np.where(cond, a, b)");
+        error(loc,
+              "this condition depends on tensor data, which is not known when the kernel is built; "
+              "choose element by element with np.where(cond, a, b)");
       case K::Ellipsis:
       case K::Slice:
       case K::Module:
@@ -332,8 +338,9 @@ class Lowerer {
   bool compare_now(const Value& v, const SourceLoc& loc) {
     const Value &a = v.items[0], &b = v.items[1];
     if (a.is(K::Tensor) || b.is(K::Tensor))
-      error(loc, "this comparison depends on tensor data, which is not known when the kernel is built; "
-                 "choose element by element with np.where(cond, a, b)");
+      error(loc,
+            "this comparison depends on tensor data, which is not known when the kernel is built; "
+            "choose element by element with np.where(cond, a, b)");
     double x = 0, y = 0;
     if (a.is(K::Int) && b.is(K::Int)) {
       ir::Size difference = a.size - b.size;
@@ -383,7 +390,8 @@ class Lowerer {
   void check_local_annotation(const Expr& ann, const Value& v, const SourceLoc& value_loc) {
     if (ann.kind != ExprKind::String) return;
     ir::TensorType declared = parse_annotation(ann.text, ann.loc);
-    if (!v.is(K::Tensor)) error(value_loc, "the annotation says " + declared.str() + " but the value is " + v.describe());
+    if (!v.is(K::Tensor))
+      error(value_loc, "the annotation says " + declared.str() + " but the value is " + v.describe());
     if (v.node->type() != declared)
       error(ann.loc, "the value is " + v.node->type().str() + " but the annotation says " + declared.str());
   }
@@ -635,7 +643,8 @@ bool is_identifier(const std::string& s) {
 // A dimension of an annotation: a positive integer, a size name, or sums and
 // products of them ("3*D", "H*S", "2*D + 1"), as integer size arithmetic.
 ir::Size parse_dim(const std::string& dim, const SourceLoc& loc) {
-  const std::string bad = "dimension '" + dim + "' must be a positive integer, a size name, or a product or sum of them";
+  const std::string bad =
+      "dimension '" + dim + "' must be a positive integer, a size name, or a product or sum of them";
   size_t at = 0;
   auto skip = [&] {
     while (at < dim.size() && (dim[at] == ' ' || dim[at] == '\t')) ++at;

@@ -29,16 +29,18 @@ std::optional<Op> elementwise_op(const std::string& name, ir::OpKind kind) {
 }
 const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
                                            {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
-const std::set<std::string> kOther = {"square", "where", "var", "std", "clip", "power", "float32", "cumsum", "matmul", "einsum",
+const std::set<std::string> kOther = {"square",    "where",    "var",     "std",          "clip",
+                                      "power",     "float32",  "cumsum",  "matmul",       "einsum",
                                       "transpose", "swapaxes", "reshape", "broadcast_to", "concatenate"};
-const std::set<std::string> kMethods = {"sum",       "mean",     "max", "min", "var", "std", "cumsum",
-                                         "reshape",   "transpose", "swapaxes", "astype", "clip"};
+const std::set<std::string> kMethods = {"sum",    "mean",    "max",       "min",      "var",    "std",
+                                        "cumsum", "reshape", "transpose", "swapaxes", "astype", "clip"};
 // NumPy names that stay out, each with what to write instead.
 const std::map<std::string, std::string> kInstead = {
     {"float64", "Axon computes in the parameters' declared dtypes; declare the tensor f32 (np.float32 is accepted)"},
     {"float16", "declare the tensor f16 in its annotation"},
     {"sin", "the prover and the targets have no sine yet; pass a precomputed table (e.g. rotary sin/cos) as an input"},
-    {"cos", "the prover and the targets have no cosine yet; pass a precomputed table (e.g. rotary sin/cos) as an input"},
+    {"cos",
+     "the prover and the targets have no cosine yet; pass a precomputed table (e.g. rotary sin/cos) as an input"},
     {"mod", "'%' on tensors is not supported; index arithmetic belongs in the shapes"},
 };
 
@@ -450,7 +452,8 @@ Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
   if (name == "power") {
     auto args = bind_args(call, {"x1", "x2"}, 2);
     if (!args[1]->value.known_number())
-      error(args[1]->loc, "np.power needs a constant exponent (x ** 3 is the same); a tensor exponent is not supported");
+      error(args[1]->loc,
+            "np.power needs a constant exponent (x ** 3 is the same); a tensor exponent is not supported");
     return b.binary("**", *args[0], *args[1], call.loc);
   }
   if (name == "float32") {
@@ -488,8 +491,9 @@ Value math_attribute(const std::string& name, const SourceLoc& loc) {
   if (name == "tau") return Value::real(2 * std::numbers::pi);
   if (name == "sqrt" || name == "exp" || name == "log" || name == "tanh" || name == "fabs")
     return Value::of(K::NpFunction, "math." + name);
-  error(loc, "math." + name + " is not supported (math.pi, math.e, math.tau, math.sqrt, math.exp, math.log, "
-             "math.tanh and math.fabs are)");
+  error(loc, "math." + name +
+                 " is not supported (math.pi, math.e, math.tau, math.sqrt, math.exp, math.log, "
+                 "math.tanh and math.fabs are)");
 }
 
 Value call_math(Builder& b, const std::string& name, const CallArgs& call) {
@@ -497,10 +501,10 @@ Value call_math(Builder& b, const std::string& name, const CallArgs& call) {
   auto args = bind_args(call, {"x"}, 1);
   auto x = args[0]->value.known_number();
   if (!x)
-    error(args[0]->loc, "math." + name + "() takes a number, not " + args[0]->value.describe() +
-                            "; use np." + (name == "fabs" ? "abs" : name) + " on tensors");
+    error(args[0]->loc, "math." + name + "() takes a number, not " + args[0]->value.describe() + "; use np." +
+                            (name == "fabs" ? "abs" : name) + " on tensors");
   Op op = name == "fabs" ? Op::Abs : *ir::op_from_numpy(name, ir::OpKind::Unary);
-  if ((name == "sqrt" || name == "log") && *x < (name == "log" ? 1e-300 : 0))
+  if ((name == "sqrt" && *x < 0) || (name == "log" && *x <= 0))
     error(args[0]->loc, "math domain error: math." + name + "() of " + std::to_string(*x));
   return Value::real(ir::scalar_unary(op, *x));
 }

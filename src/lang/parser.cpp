@@ -282,7 +282,8 @@ class Parser {
 
   ExprPtr expression() {
     Nesting nesting(*this, peek().loc);
-    if (at_keyword("lambda")) error(peek().loc, "lambda is not supported; define the helper with def at the top level of the file");
+    if (at_keyword("lambda"))
+      error(peek().loc, "lambda is not supported; define the helper with def at the top level of the file");
     ExprPtr e = or_test();
     if (at_keyword("if")) {  // a if cond else b: resolved when the kernel is built
       SourceLoc loc = advance().loc;
@@ -339,8 +340,7 @@ class Parser {
       ExprPtr right = bit_or();
       return node(ExprKind::Compare, loc, list(std::move(left), std::move(right)), op);
     }
-    if (at_keyword("in") || at_keyword("not"))
-      error(peek().loc, "operator '" + peek().text + "' is not supported");
+    if (at_keyword("in") || at_keyword("not")) error(peek().loc, "operator '" + peek().text + "' is not supported");
     return left;
   }
 
@@ -491,7 +491,8 @@ class Parser {
           e->number = t.text == "True";
           return e;
         }
-        if (t.text == "lambda") error(t.loc, "lambda is not supported; define the helper with def at the top level of the file");
+        if (t.text == "lambda")
+          error(t.loc, "lambda is not supported; define the helper with def at the top level of the file");
         if (t.text == "yield" || t.text == "await") error(t.loc, "'" + t.text + "' is not supported");
         unexpected("an expression");
       case Tok::Op:
