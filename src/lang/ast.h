@@ -12,6 +12,7 @@ namespace axon::lang {
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct FunctionDef;
 
 enum class ExprKind {
   Name,       // text
@@ -26,6 +27,7 @@ enum class ExprKind {
   Compare,    // text = operator (also "is", "is not"); args[0], args[1] (a chain is an error in the parser)
   BoolOp,     // text = "and" or "or"; args[0], args[1]
   IfElse,     // args[1] if args[0] else args[2]
+  Lambda,     // lambda: a FunctionDef whose body returns one expression
   Call,       // args[0] = callee, args[1..] = positional; keywords
   Attribute,  // args[0] . text
   Subscript,  // args[0] [ args[1] ]   (several indices arrive as a Tuple)
@@ -50,6 +52,7 @@ struct Expr {
   std::vector<Keyword> keywords;
   bool parenthesized = false;  // "(a, b)" rather than "a, b"
   int depth = 1;               // height of this subtree, bounded by the parser
+  std::shared_ptr<FunctionDef> lambda;  // Lambda
 };
 
 struct Stmt;

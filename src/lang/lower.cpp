@@ -296,8 +296,13 @@ class Lowerer {
         if (std::optional<Value> result = block(taken, scope)) return result;
         continue;
       }
-      if (s.kind == StmtKind::Import || s.kind == StmtKind::Def)
-        error(s.loc, "imports and defs belong at the top level of the file");
+      if (s.kind == StmtKind::Def) {  // a local helper: sees the names defined before it, and itself
+        Value helper = local_function(*s.def, scope);
+        locals_.at(helper.text).scope.names[s.def->name] = helper;
+        scope.names[s.def->name] = helper;
+        continue;
+      }
+      if (s.kind == StmtKind::Import) error(s.loc, "imports belong at the top level of the file");
       if (s.kind == StmtKind::Expr && s.value->kind != ExprKind::String)
         error(s.loc, "this expression's value is not used; assign it to a name");
       statement(s, scope);
@@ -465,6 +470,7 @@ class Lowerer {
         return builder_.binary(e.text, {l, e.args[0]->loc}, {r, e.args[1]->loc}, e.loc);
       }
       case ExprKind::Compare: return compare(e, scope);
+      case ExprKind::Lambda: return local_function(*e.lambda, scope);
       case ExprKind::IfElse: return eval(truth(*e.args[0], scope) ? *e.args[1] : *e.args[2], scope);
       case ExprKind::BoolOp: {  // Python's: the operand that decides, the right one unevaluated when not needed
         Value left = eval(*e.args[0], scope);
@@ -565,12 +571,27 @@ class Lowerer {
         args.callee = "np." + callee.text;
         return call_numpy(builder_, callee.text, args);
       case K::Method: args.callee = "." + callee.text; return call_method(builder_, callee, args);
-      case K::Function: args.callee = callee.text; return call_function(*functions_.at(callee.text), args);
+      case K::Function:
+        if (auto it = locals_.find(callee.text); it != locals_.end()) {
+          args.callee = it->second.def->name;
+          return call_function(*it->second.def, args, &it->second.scope);
+        }
+        args.callee = callee.text;
+        return call_function(*functions_.at(callee.text), args);
       default: error(e.args[0]->loc, callee.describe() + " cannot be called");
     }
   }
 
-  Value call_function(const FunctionDef& def, const CallArgs& call) {
+  // A lambda or nested def: a Function value naming it and the names it
+  // sees (those bound when it was defined, as a closure over straight-line code).
+  Value local_function(const FunctionDef& def, const Scope& scope) {
+    std::string key = def.name + "@" + std::to_string(def.loc.line) + ":" + std::to_string(def.loc.col) + "#" +
+                      std::to_string(locals_.size());
+    locals_[key] = {&def, scope};
+    return Value::of(K::Function, key);
+  }
+
+  Value call_function(const FunctionDef& def, const CallArgs& call, const Scope* enclosing = nullptr) {
     for (const std::string& active : call_stack_)
       if (active == def.name) error(call.loc, "recursive call to '" + def.name + "': helpers are inlined, so they cannot recurse");
     if (call_stack_.size() >= kMaxCallDepth) error(call.loc, "helpers are nested too deeply");
@@ -585,10 +606,11 @@ class Lowerer {
       }
     }
     std::vector<std::optional<Arg>> bound = bind_args(call, names, required);
-    Scope scope;
+    Scope scope = enclosing ? *enclosing : Scope{};
+    Scope defaults = scope;  // a default sees what the function sees, not its other parameters
     for (size_t i = 0; i < def.params.size(); ++i) {
       const Param& p = def.params[i];
-      Arg arg = bound[i] ? *bound[i] : Arg{eval_global(*p.default_value), p.default_value->loc};
+      Arg arg = bound[i] ? *bound[i] : Arg{eval(*p.default_value, defaults), p.default_value->loc};
       if (p.annotation && p.annotation->kind == ExprKind::String) check_helper_arg(def, p, arg);
       scope.names[p.name] = arg.value;
     }
@@ -624,6 +646,11 @@ class Lowerer {
   Builder builder_;
   std::map<std::string, Value> globals_;
   std::map<std::string, const FunctionDef*> functions_;
+  struct LocalFunction {
+    const FunctionDef* def;
+    Scope scope;
+  };
+  std::map<std::string, LocalFunction> locals_;  // lambdas and nested defs, by their Function value's key
   std::vector<const FunctionDef*> order_;
   std::vector<std::string> call_stack_;
   SourceLoc result_loc_;

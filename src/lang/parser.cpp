@@ -104,14 +104,11 @@ class Parser {
   }
 
   // ---- statements ----
-  StmtPtr statement(bool top_level) {
+  StmtPtr statement([[maybe_unused]] bool top_level) {
     const Token& t = peek();
     if (t.kind == Tok::Keyword) {
       const std::string& k = t.text;
-      if (k == "def") {
-        if (!top_level) error(t.loc, "nested functions are not supported; define helpers at the top level");
-        return function_def();
-      }
+      if (k == "def") return function_def();  // nested: a local helper, inlined like the others
       if (k == "import") return import_stmt();
       if (k == "from") error(t.loc, "'from ... import' is not supported; write 'import numpy as np'");
       if (k == "return") return return_stmt();
@@ -246,6 +243,31 @@ class Parser {
     return s;
   }
 
+  // lambda a, b=1: expr -- a local helper, as a def returning expr.
+  ExprPtr lambda() {
+    SourceLoc loc = advance().loc;
+    auto def = std::make_shared<FunctionDef>();
+    def->name = "<lambda>";
+    def->loc = loc;
+    while (!at_op(":")) {
+      Param p;
+      p.loc = peek().loc;
+      p.name = expect_name("a parameter name");
+      for (const Param& q : def->params)
+        if (q.name == p.name) error(p.loc, "duplicate parameter '" + p.name + "'");
+      if (accept_op("=")) p.default_value = expression();
+      def->params.push_back(std::move(p));
+      if (!accept_op(",")) break;
+    }
+    expect_op(":");
+    auto ret = make_stmt(StmtKind::Return, peek().loc);
+    ret->value = expression();
+    def->body.push_back(std::move(ret));
+    ExprPtr e = node(ExprKind::Lambda, loc);
+    e->lambda = std::move(def);
+    return e;
+  }
+
   std::vector<StmtPtr> suite() {
     std::vector<StmtPtr> body;
     if (!accept(Tok::Newline)) {  // "def f(x): return x" on one line
@@ -282,8 +304,7 @@ class Parser {
 
   ExprPtr expression() {
     Nesting nesting(*this, peek().loc);
-    if (at_keyword("lambda"))
-      error(peek().loc, "lambda is not supported; define the helper with def at the top level of the file");
+    if (at_keyword("lambda")) return lambda();
     ExprPtr e = or_test();
     if (at_keyword("if")) {  // a if cond else b: resolved when the kernel is built
       SourceLoc loc = advance().loc;
@@ -491,8 +512,6 @@ class Parser {
           e->number = t.text == "True";
           return e;
         }
-        if (t.text == "lambda")
-          error(t.loc, "lambda is not supported; define the helper with def at the top level of the file");
         if (t.text == "yield" || t.text == "await") error(t.loc, "'" + t.text + "' is not supported");
         unexpected("an expression");
       case Tok::Op:
