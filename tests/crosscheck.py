@@ -57,6 +57,17 @@ class CheckError(Exception):
 # Reading a program file
 
 
+class DimExpr:
+    """A dimension such as "3*D" or "H*S": size arithmetic over names."""
+
+    def __init__(self, text):
+        self.text = text
+        self.names = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", text)
+
+    def value(self, sizes):
+        return int(eval(self.text, {"__builtins__": {}}, dict(sizes)))
+
+
 def parse_annotation(text):
     """'f32[M, 4]' -> ('f32', ['M', 4]); 'f32[]' -> ('f32', [])."""
     m = ANNOTATION.match(text)
@@ -71,6 +82,8 @@ def parse_annotation(text):
                 dims.append(int(part))
             elif IDENT.match(part):
                 dims.append(part)
+            elif re.fullmatch(r"[A-Za-z_0-9+\-* ]+", part):
+                dims.append(DimExpr(part))
             else:
                 raise CheckError(f"bad dimension {part!r} in annotation {text!r}")
     return m.group(1), dims
@@ -98,7 +111,13 @@ class Program:
         args = kernel.args
         if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
             raise CheckError(f"kernel {kernel.name}: only plain parameters are allowed")
-        for a in args.args:
+        # Non-tensor parameters (eps: float = 1e-5) keep their defaults, under
+        # NumPy as in axon: the tensors are passed by position before them.
+        first_default = len(args.args) - len(args.defaults)
+        for i, a in enumerate(args.args):
+            setting = isinstance(a.annotation, ast.Name) and a.annotation.id in ("int", "float", "bool")
+            if i >= first_default and (a.annotation is None or setting):
+                continue
             if a.annotation is None:
                 raise CheckError(f"kernel parameter {a.arg!r} has no annotation")
             dtype, dims = parse_annotation(string_constant(a.annotation, f"parameter {a.arg!r}"))
@@ -143,8 +162,9 @@ class Program:
         seen = []
         for _, _, dims in self.params:
             for d in dims:
-                if isinstance(d, str) and d not in seen:
-                    seen.append(d)
+                for name in (d.names if isinstance(d, DimExpr) else [d] if isinstance(d, str) else []):
+                    if name not in seen:
+                        seen.append(name)
         return seen
 
     def test_sizes(self):
@@ -167,7 +187,9 @@ class Program:
         for d in dims:
             if isinstance(d, int):
                 out.append(d)
-            elif d in sizes:
+            elif isinstance(d, DimExpr) and all(n in sizes for n in d.names):
+                out.append(d.value(sizes))
+            elif isinstance(d, str) and d in sizes:
                 out.append(sizes[d])
             else:
                 raise CheckError(f"size {d!r} of the return annotation is not a parameter size")

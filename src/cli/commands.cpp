@@ -50,6 +50,30 @@ ir::Dims parse_dims(const Word& word, const ir::Program& program) {
   return search::parse_sizes(program, word.text, [&](size_t offset) { return loc_in(word, offset); });
 }
 
+lang::ParamValues param_values(const ParsedArgs& args) {
+  lang::ParamValues values;
+  auto it = args.options.find("--param");
+  if (it == args.options.end()) return values;
+  for (const Word& word : it->second) {
+    for (const Word& part : split_commas(word)) {
+      size_t eq = part.text.find('=');
+      std::string name = part.text.substr(0, eq);
+      if (eq == std::string::npos || !lang::is_identifier(name))
+        error(part.loc, "--param wants NAME=VALUE (e.g. eps=1e-5), not '" + part.text + "'");
+      if (values.count(name)) error(part.loc, "--param gives '" + name + "' twice");
+      values[name] = {part.text.substr(eq + 1), loc_in(part, eq + 1)};
+    }
+  }
+  return values;
+}
+
+OptionSpec param_option() {
+  return {"--param", "NAME=VALUE",
+          "a value for a non-tensor parameter (eps: float = 1e-5), fixed when\n"
+          "the kernel is built; default: the one in the file; repeatable",
+          true};
+}
+
 std::vector<Word> split_commas(const Word& word) {
   std::vector<Word> parts;
   size_t begin = 0;
@@ -93,7 +117,7 @@ std::string summary(const eval::Tensor& t) {
 
 int check(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
-  ir::Program program = lang::load_program(file.text, entry_of(args), entry_loc(args));
+  ir::Program program = lang::load_program(file.text, entry_of(args), entry_loc(args), param_values(args));
   std::cout << ir::print_function(program.kernel);
   for (const auto& [preset, dims] : program.size_presets) {
     std::cout << "sizes " << preset << ":";
@@ -134,7 +158,7 @@ int check_results(const std::vector<std::vector<Word>>& sets, const eval::Evalua
 
 int run(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
-  ir::Program program = lang::load_program(file.text, entry_of(args), entry_loc(args));
+  ir::Program program = lang::load_program(file.text, entry_of(args), entry_loc(args), param_values(args));
   const ir::Function& fn = program.kernel;
   ir::Dims given;
   if (const Word* w = args.last("--dims")) given = parse_dims(*w, program);
@@ -312,7 +336,9 @@ const Command& check_command() {
       "parse and shape-check a program; print its IR",
       "usage: axon check FILE [--entry NAME]\n\nParses FILE, checks every shape for all sizes, and prints the "
       "kernel's IR.\n",
-      {{"--entry", "NAME", "the kernel to use (default: the last def in the file)"}, {"--help", "", "show this help"}},
+      {{"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
+       param_option(),
+       {"--help", "", "show this help"}},
       check};
   return command;
 }
@@ -335,6 +361,7 @@ const Command& run_command() {
       "outside it, 1 bad input.\n",
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both: test,M=8"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
+       param_option(),
        {"--in", "NAME=FILE", "read parameter NAME from a .npy file (float16/32/64, C order); repeatable", true},
        {"--seed", "S", "seed for the random normal inputs not given by --in (default 0)"},
        {"--out", "FILE[,FILE...]", "write the result(s) as float64 .npy, one file per returned tensor"},

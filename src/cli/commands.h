@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "ir/program.h"
+#include "lang/load.h"
 
 namespace axon::cli {
 
@@ -45,6 +46,11 @@ int64_t max_memory_option(const ParsedArgs& args);
 /// --dims: comma-separated NAME=INT entries and SIZES preset names, applied in order.
 ir::Dims parse_dims(const Word& word, const ir::Program& program);
 std::vector<Word> split_commas(const Word& word);
+/// --param NAME=VALUE[,NAME=VALUE...] (repeatable): values for the kernel's
+/// non-tensor parameters, fixed when it is built.
+lang::ParamValues param_values(const ParsedArgs& args);
+/// The --param option's row for a command's help.
+OptionSpec param_option();
 /// What a kernel's child process may use (optimize, exec): --time-limit S of
 /// wall time (default 120), --memory-limit MIB beyond what it holds at its
 /// first call (default: half this machine's physical memory), --cpu-limit S of

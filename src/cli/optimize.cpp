@@ -101,8 +101,8 @@ class CliObserver : public search::Observer {
 int optimize(const Word& command, const ParsedArgs& args) {
   const Word& file = program_file(args, command);
   const Word* entry_word = args.last("--entry");
-  ir::Program program =
-      lang::load_program(file.text, option_text(args, "--entry"), entry_word ? entry_word->loc : SourceLoc{});
+  ir::Program program = lang::load_program(file.text, option_text(args, "--entry"),
+                                           entry_word ? entry_word->loc : SourceLoc{}, param_values(args));
   const Word* out_word = args.last("-o");
   if (!out_word) throw UserError(command.loc, "optimize needs an output folder: -o OUT/");
   tile::check_plan_size(program.kernel);
@@ -185,6 +185,7 @@ const Command& optimize_command() {
       "--target cpu picks hw/x86-avx512.json when this CPU has AVX-512, else hw/x86-avx2.json.\n",
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both"},
        {"-o", "DIR", "the output folder (created)"},
+       param_option(),
        {"--target", "T", "cpu (default), or a description file hw/NAME.json"},
        {"--budget", "S",
         "seconds for the whole search: 90, 90s or 2m (default 90); candidates\n"

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/scalar.h"
 #include "isa/cover.h"
 #include "support/diag.h"
 
@@ -53,50 +54,27 @@ std::string number(double v) {
 // semantics evaluate as a number here; nullopt otherwise.
 std::optional<double> fold(ir::NodeRef n) {
   auto arg = [&](size_t i) { return fold(n->inputs().at(i)); };
-  switch (n->op()) {
-    case ir::Op::Const:
-      return n->attrs().value;
-    case ir::Op::Neg:
-    case ir::Op::Exp:
-    case ir::Op::Log:
-    case ir::Op::Sqrt:
-    case ir::Op::Tanh:
-    case ir::Op::Abs:
-    case ir::Op::Recip:
-    case ir::Op::Pow: {
+  switch (ir::op_kind(n->op())) {
+    case ir::OpKind::Leaf:
+      if (n->op() == ir::Op::Const) return n->attrs().value;
+      return std::nullopt;
+    case ir::OpKind::Unary: {
       std::optional<double> x = arg(0);
       if (!x) return std::nullopt;
-      switch (n->op()) {
-        case ir::Op::Neg: return -*x;
-        case ir::Op::Exp: return std::exp(*x);
-        case ir::Op::Log: return std::log(*x);
-        case ir::Op::Sqrt: return std::sqrt(*x);
-        case ir::Op::Tanh: return std::tanh(*x);
-        case ir::Op::Abs: return std::fabs(*x);
-        case ir::Op::Recip: return 1.0 / *x;
-        default: return std::pow(*x, n->attrs().value);
-      }
+      return ir::scalar_unary(n->op(), *x, n->attrs().value);
     }
-    case ir::Op::Add:
-    case ir::Op::Sub:
-    case ir::Op::Mul:
-    case ir::Op::Div:
-    case ir::Op::Max:
-    case ir::Op::Min: {
+    case ir::OpKind::Binary: {
       std::optional<double> a = arg(0), b = arg(1);
       if (!a || !b) return std::nullopt;
-      switch (n->op()) {
-        case ir::Op::Add: return *a + *b;
-        case ir::Op::Sub: return *a - *b;
-        case ir::Op::Mul: return *a * *b;
-        case ir::Op::Div: return *a / *b;
-        case ir::Op::Max: return std::max(*a, *b);
-        default: return std::min(*a, *b);
-      }
+      return ir::scalar_binary(n->op(), *a, *b);
     }
-    default:
-      return std::nullopt;
+    case ir::OpKind::Select:
+    case ir::OpKind::Reduce:
+    case ir::OpKind::Scan:
+    case ir::OpKind::Contract:
+    case ir::OpKind::Layout: return std::nullopt;
   }
+  return std::nullopt;
 }
 
 // The description's tile limits: partitions, the free size of an SBUF

@@ -11,6 +11,11 @@ ir::Dims bind_dims(const ir::Function& fn, const ir::Dims& given,
   AXON_CHECK(provided.size() == fn.params.size(), "one entry per parameter");
   ir::Dims dims = given;
   std::map<std::string, std::string> bound_by;  // size name -> the file that fixed it
+  struct Compound {
+    size_t param, axis;
+    int64_t actual;
+  };
+  std::vector<Compound> compound;  // dims such as 3*D, bound by the plain names elsewhere
   for (size_t i = 0; i < fn.params.size(); ++i) {
     if (!provided[i]) continue;
     const ir::Param& p = fn.params[i];
@@ -29,7 +34,10 @@ ir::Dims bind_dims(const ir::Function& fn, const ir::Dims& given,
         continue;
       }
       auto names = dim.names();
-      AXON_CHECK(names.size() == 1 && dim == ir::Size::name(names[0]), "annotation dims are names or constants");
+      if (names.size() != 1 || dim != ir::Size::name(names[0])) {
+        compound.push_back({i, k, actual});  // "3*D": checked once the names are bound
+        continue;
+      }
       const std::string& name = names[0];
       if (actual < 1)
         throw UserError(p.annotation_loc, what + ": size " + name + " would be " + std::to_string(actual) +
@@ -43,6 +51,20 @@ ir::Dims bind_dims(const ir::Function& fn, const ir::Dims& given,
                                               " but " + other + " gives " + name + "=" + std::to_string(it->second));
       }
     }
+  }
+  for (const Compound& c : compound) {
+    const ir::Param& p = fn.params[c.param];
+    const ir::Size& dim = p.type.shape[c.axis];
+    for (const std::string& name : dim.names())
+      if (!dims.count(name))
+        throw UserError(p.annotation_loc, "size " + name + " appears only inside the dimension " + dim.str() + " of '" +
+                                              p.name + "'; give it with --dims " + name + "=...");
+    int64_t want = *dim.evaluate(dims);
+    if (want != c.actual)
+      throw UserError(p.annotation_loc, provided[c.param]->source + " has shape " +
+                                            provided[c.param]->tensor.shape_str() + " but parameter '" + p.name +
+                                            "' is " + p.type.str() + ": dimension " + std::to_string(c.axis) + " is " +
+                                            dim.str() + " = " + std::to_string(want));
   }
   for (const ir::Param& p : fn.params) concrete_shape(p.type.shape, dims, p.annotation_loc);
   return dims;

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "eval/rounding.h"
+#include "ir/scalar.h"
 
 namespace axon::eval {
 namespace {
@@ -62,38 +63,9 @@ int64_t dot(const Index& index, const Index& strides) {
   return offset;
 }
 
-double max_nan(double a, double b) {
-  return (std::isnan(a) || std::isnan(b)) ? NAN : std::max(a, b);
-}
-double min_nan(double a, double b) {
-  return (std::isnan(a) || std::isnan(b)) ? NAN : std::min(a, b);
-}
-
-double apply_unary(Op op, double x, double exponent) {
-  switch (op) {
-    case Op::Neg: return -x;
-    case Op::Exp: return std::exp(x);
-    case Op::Log: return std::log(x);
-    case Op::Sqrt: return std::sqrt(x);
-    case Op::Tanh: return std::tanh(x);
-    case Op::Abs: return std::fabs(x);
-    case Op::Recip: return 1.0 / x;
-    case Op::Pow: return exponent == 2.0 ? x * x : std::pow(x, exponent);
-    default: throw InternalError(__FILE__, __LINE__, "not a unary op");
-  }
-}
-
-double apply_binary(Op op, double a, double b) {
-  switch (op) {
-    case Op::Add: return a + b;
-    case Op::Sub: return a - b;
-    case Op::Mul: return a * b;
-    case Op::Div: return a / b;
-    case Op::Max: return max_nan(a, b);
-    case Op::Min: return min_nan(a, b);
-    default: throw InternalError(__FILE__, __LINE__, "not a binary op");
-  }
-}
+// Element-wise ops compute with the one scalar semantics of the op table.
+double apply_unary(Op op, double x, double exponent) { return ir::scalar_unary(op, x, exponent); }
+double apply_binary(Op op, double a, double b) { return ir::scalar_binary(op, a, b); }
 
 bool compare(ir::Cmp cmp, double a, double b) {
   switch (cmp) {
@@ -391,7 +363,7 @@ class Interpreter {
         out.data[o] += x;
         if (ein) q[o] += ex * ex, ss[o] += out.data[o] * out.data[o];
       } else {
-        out.data[o] = node->op() == Op::ReduceMax ? max_nan(out.data[o], x) : min_nan(out.data[o], x);
+        out.data[o] = ir::scalar_binary(node->op() == Op::ReduceMax ? Op::Max : Op::Min, out.data[o], x);
         if (ein) q[o] = std::max(q[o], ex);
       }
     });
@@ -597,7 +569,29 @@ class Interpreter {
         }
         return;
       }
-      default: throw InternalError(__FILE__, __LINE__, "not a layout op");
+      case Op::Input:
+      case Op::Const:
+      case Op::SizeValue:
+      case Op::Neg:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Sqrt:
+      case Op::Tanh:
+      case Op::Abs:
+      case Op::Recip:
+      case Op::Pow:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Max:
+      case Op::Min:
+      case Op::Select:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::ReduceMin:
+      case Op::Cumsum:
+      case Op::Contract: throw InternalError(__FILE__, __LINE__, "not a layout op");
     }
   }
 

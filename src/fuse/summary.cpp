@@ -80,7 +80,31 @@ BodyText body_text(const ir::Function& fn, const tile::Plan& plan, ir::NodeRef r
         return v.str();
       }
       case ir::Op::SizeValue: return a.sizes.at(0).str();
-      default: break;
+      case ir::Op::Neg:
+      case ir::Op::Exp:
+      case ir::Op::Log:
+      case ir::Op::Sqrt:
+      case ir::Op::Tanh:
+      case ir::Op::Abs:
+      case ir::Op::Recip:
+      case ir::Op::Pow:
+      case ir::Op::Add:
+      case ir::Op::Sub:
+      case ir::Op::Mul:
+      case ir::Op::Div:
+      case ir::Op::Max:
+      case ir::Op::Min:
+      case ir::Op::Select:
+      case ir::Op::ReduceSum:
+      case ir::Op::ReduceMax:
+      case ir::Op::ReduceMin:
+      case ir::Op::Cumsum:
+      case ir::Op::Contract:
+      case ir::Op::Transpose:
+      case ir::Op::Reshape:
+      case ir::Op::Broadcast:
+      case ir::Op::Slice:
+      case ir::Op::Concat: break;
     }
     ++out.ops;
     switch (n->op()) {
@@ -89,7 +113,29 @@ BodyText body_text(const ir::Function& fn, const tile::Plan& plan, ir::NodeRef r
       case ir::Op::Mul: return arg(0) + " * " + arg(1);
       case ir::Op::Div: return arg(0) + " / " + arg(1);
       case ir::Op::Neg: return "-" + arg(0);
-      default: break;
+      case ir::Op::Input:
+      case ir::Op::Const:
+      case ir::Op::SizeValue:
+      case ir::Op::Exp:
+      case ir::Op::Log:
+      case ir::Op::Sqrt:
+      case ir::Op::Tanh:
+      case ir::Op::Abs:
+      case ir::Op::Recip:
+      case ir::Op::Pow:
+      case ir::Op::Max:
+      case ir::Op::Min:
+      case ir::Op::Select:
+      case ir::Op::ReduceSum:
+      case ir::Op::ReduceMax:
+      case ir::Op::ReduceMin:
+      case ir::Op::Cumsum:
+      case ir::Op::Contract:
+      case ir::Op::Transpose:
+      case ir::Op::Reshape:
+      case ir::Op::Broadcast:
+      case ir::Op::Slice:
+      case ir::Op::Concat: break;
     }
     std::string t = std::string(ir::op_name(n->op())) + "(";
     for (size_t i = 0; i < n->inputs().size(); ++i) t += (i ? ", " : "") + arg(i);

@@ -20,8 +20,8 @@ uint64_t bits_of(double value) {
 
 const char* op_name(Op op) {
   switch (op) {
-#define AXON_OP(name, text, kind) \
-  case Op::name:                  \
+#define AXON_OP(name, text, kind, numpy, scalar) \
+  case Op::name:                                 \
     return text;
 #include "ir/ops.def"
 #undef AXON_OP
@@ -31,8 +31,8 @@ const char* op_name(Op op) {
 
 OpKind op_kind(Op op) {
   switch (op) {
-#define AXON_OP(name, text, kind) \
-  case Op::name:                  \
+#define AXON_OP(name, text, kind, numpy, scalar) \
+  case Op::name:                                 \
     return OpKind::kind;
 #include "ir/ops.def"
 #undef AXON_OP

@@ -16,7 +16,7 @@
 namespace axon::ir {
 
 enum class Op : uint8_t {
-#define AXON_OP(name, text, kind) name,
+#define AXON_OP(name, text, kind, numpy, scalar) name,
 #include "ir/ops.def"
 #undef AXON_OP
 };

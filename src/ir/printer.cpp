@@ -35,8 +35,10 @@ class Printer {
 
   std::string run() {
     out_ << "kernel " << function_.name << '(';
-    for (size_t i = 0; i < function_.params.size(); ++i)
-      out_ << (i ? ", " : "") << function_.params[i].name << ": " << function_.params[i].type.str();
+    std::vector<std::string> params;
+    for (const Param& p : function_.params) params.push_back(p.name + ": " + p.type.str());
+    for (const Setting& s : function_.settings) params.push_back(s.name + "=" + s.value);
+    for (size_t i = 0; i < params.size(); ++i) out_ << (i ? ", " : "") << params[i];
     out_ << ")\n";
     for (NodeRef node : topological_order(function_.outputs)) {
       if (inlined(node)) continue;
@@ -60,8 +62,33 @@ class Printer {
       case Op::Input: return node->attrs().name;
       case Op::Const: return number_text(node->attrs().value);
       case Op::SizeValue: return "size(" + node->attrs().sizes[0].str() + ")";
-      default: return names_.at(node);
+      case Op::Neg:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Sqrt:
+      case Op::Tanh:
+      case Op::Abs:
+      case Op::Recip:
+      case Op::Pow:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Max:
+      case Op::Min:
+      case Op::Select:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::ReduceMin:
+      case Op::Cumsum:
+      case Op::Contract:
+      case Op::Transpose:
+      case Op::Reshape:
+      case Op::Broadcast:
+      case Op::Slice:
+      case Op::Concat: return names_.at(node);
     }
+    throw InternalError(__FILE__, __LINE__, "unknown op");
   }
 
   std::string body(NodeRef node) {
@@ -155,8 +182,33 @@ class NumpyPrinter {
       case Op::Input: return node->attrs().name;
       case Op::Const: return number_text(node->attrs().value);
       case Op::SizeValue: return node->attrs().sizes[0].str();
-      default: return names_.at(node);
+      case Op::Neg:
+      case Op::Exp:
+      case Op::Log:
+      case Op::Sqrt:
+      case Op::Tanh:
+      case Op::Abs:
+      case Op::Recip:
+      case Op::Pow:
+      case Op::Add:
+      case Op::Sub:
+      case Op::Mul:
+      case Op::Div:
+      case Op::Max:
+      case Op::Min:
+      case Op::Select:
+      case Op::ReduceSum:
+      case Op::ReduceMax:
+      case Op::ReduceMin:
+      case Op::Cumsum:
+      case Op::Contract:
+      case Op::Transpose:
+      case Op::Reshape:
+      case Op::Broadcast:
+      case Op::Slice:
+      case Op::Concat: return names_.at(node);
     }
+    throw InternalError(__FILE__, __LINE__, "unknown op");
   }
 
   static std::string tuple(const std::vector<std::string>& items) {
@@ -205,8 +257,11 @@ class NumpyPrinter {
         std::string list = tuple(parts);
         return "np.concatenate([" + list.substr(1, list.size() - (parts.size() == 1 ? 3 : 2)) + "], axis=" + ints[0] + ")";
       }
-      default: return op_name(n->op());
+      case Op::Input:
+      case Op::Const:
+      case Op::SizeValue: return op_name(n->op());
     }
+    throw InternalError(__FILE__, __LINE__, "unknown op");
   }
 
   std::ostringstream out_;

@@ -18,7 +18,15 @@ struct Param {
   SourceLoc annotation_loc;  // its annotation string
 };
 
-/// One kernel: parameters in order, outputs (one, or several for a tuple
+/// A non-tensor parameter of the kernel (`eps: float = 1e-5`), fixed when the
+/// kernel is built: its default, or the value given for it (--param).
+struct Setting {
+  std::string name;
+  std::string value;  // as Python prints it: "1e-05", "4", "True", "None"
+  SourceLoc loc;
+};
+
+/// One kernel: tensor parameters in order, outputs (one, or several for a tuple
 /// return), and the return annotation when there is one.
 struct Function {
   std::string name;
@@ -27,6 +35,7 @@ struct Function {
   bool returns_tuple = false;
   std::optional<std::vector<TensorType>> declared_results;
   SourceLoc loc;
+  std::vector<Setting> settings;  // the non-tensor parameters, in order
 };
 
 /// Concrete values for symbolic sizes, by name.

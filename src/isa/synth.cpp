@@ -107,7 +107,22 @@ Signature signature_of(const std::vector<ir::NodeRef>& roots, const std::set<ir:
       case ir::Op::Select: ++sig[n->op()]; break;
       case ir::Op::Div:  // a / b is a * recip(b) to the prover
       case ir::Op::Recip: ++sig[ir::Op::Recip]; break;
-      default: break;
+      case ir::Op::Input:
+      case ir::Op::Const:
+      case ir::Op::SizeValue:
+      case ir::Op::Neg:
+      case ir::Op::Abs:
+      case ir::Op::Pow:
+      case ir::Op::Add:
+      case ir::Op::Sub:
+      case ir::Op::Mul:
+      case ir::Op::Max:
+      case ir::Op::Min:
+      case ir::Op::Transpose:
+      case ir::Op::Reshape:
+      case ir::Op::Broadcast:
+      case ir::Op::Slice:
+      case ir::Op::Concat: break;
     }
   }
   return sig;
@@ -233,7 +248,20 @@ std::string spec_text(const Spec& spec) {
       case ir::Op::Broadcast:
       case ir::Op::Reshape:
       case ir::Op::Slice: return std::string(ir::op_name(n->op())) + "(" + arg(0) + ", " + n->type().str() + ")";
-      default: break;
+      case ir::Op::SizeValue:
+      case ir::Op::Exp:
+      case ir::Op::Log:
+      case ir::Op::Sqrt:
+      case ir::Op::Tanh:
+      case ir::Op::Abs:
+      case ir::Op::Recip:
+      case ir::Op::Max:
+      case ir::Op::Min:
+      case ir::Op::ReduceSum:
+      case ir::Op::ReduceMax:
+      case ir::Op::ReduceMin:
+      case ir::Op::Cumsum:
+      case ir::Op::Concat: break;
     }
     std::string t = std::string("np.") + ir::op_name(n->op()) + "(";
     for (size_t i = 0; i < n->inputs().size(); ++i) t += (i ? ", " : "") + arg(i);

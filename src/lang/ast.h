@@ -12,6 +12,7 @@ namespace axon::lang {
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
+struct FunctionDef;
 
 enum class ExprKind {
   Name,       // text
@@ -23,7 +24,10 @@ enum class ExprKind {
   Ellipsis,
   Unary,      // text = "-", "+", "~", "not"; args[0]
   Binary,     // text = operator; args[0], args[1]
-  Compare,    // text = operator; args[0], args[1] (a chain is an error in the parser)
+  Compare,    // text = operator (also "is", "is not"); args[0], args[1] (a chain is an error in the parser)
+  BoolOp,     // text = "and" or "or"; args[0], args[1]
+  IfElse,     // args[1] if args[0] else args[2]
+  Lambda,     // lambda: a FunctionDef whose body returns one expression
   Call,       // args[0] = callee, args[1..] = positional; keywords
   Attribute,  // args[0] . text
   Subscript,  // args[0] [ args[1] ]   (several indices arrive as a Tuple)
@@ -48,6 +52,7 @@ struct Expr {
   std::vector<Keyword> keywords;
   bool parenthesized = false;  // "(a, b)" rather than "a, b"
   int depth = 1;               // height of this subtree, bounded by the parser
+  std::shared_ptr<FunctionDef> lambda;  // Lambda
 };
 
 struct Stmt;
@@ -76,6 +81,7 @@ enum class StmtKind {
   Pass,
   Import,     // text = module, alias = bound name
   Def,        // def
+  If,         // if value: body, else: orelse (an elif is an If alone in orelse)
 };
 
 struct Stmt {
@@ -86,6 +92,8 @@ struct Stmt {
   std::string text;
   std::string alias;
   std::unique_ptr<FunctionDef> def;
+  ExprPtr annotation;  // Assign: `y: "f32[M, N]" = ...` (may be null)
+  std::vector<StmtPtr> body, orelse;  // If
 };
 
 struct Module {

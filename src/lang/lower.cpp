@@ -1,9 +1,12 @@
 // Lowering: runs the program symbolically, building IR for its tensor
 // operations. Helpers are inlined at each call; numbers and sizes fold.
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "lang/load.h"
@@ -42,9 +45,12 @@ struct Scope {
 
 class Lowerer {
  public:
-  Lowerer(Module module, SourceLoc entry_loc)
-      : module_(std::move(module)), graph_(std::make_shared<ir::Graph>()), builder_(*graph_),
-        entry_loc_(std::move(entry_loc)) {}
+  Lowerer(Module module, SourceLoc entry_loc, ParamValues params)
+      : module_(std::move(module)),
+        graph_(std::make_shared<ir::Graph>()),
+        builder_(*graph_),
+        entry_loc_(std::move(entry_loc)),
+        params_(std::move(params)) {}
 
   ir::Program run(const std::optional<std::string>& entry) {
     ir::Program program;
@@ -62,7 +68,7 @@ class Lowerer {
     Scope scope;
     for (const StmtPtr& s : module_.body) {
       switch (s->kind) {
-        case StmtKind::Import: globals_[s->alias] = Value::of(K::Module); break;
+        case StmtKind::Import: globals_[s->alias] = Value::of(K::Module, s->text); break;
         case StmtKind::Def:
           functions_[s->def->name] = s->def.get();
           globals_[s->def->name] = Value::of(K::Function, s->def->name);
@@ -80,6 +86,8 @@ class Lowerer {
           if (s->value->kind == ExprKind::String) break;  // a docstring
           error(s->loc, "only imports, defs, constants and docstrings may appear at the top level");
         case StmtKind::Return: error(s->loc, "'return' outside a function");
+        case StmtKind::If:
+          error(s->loc, "'if' at the top level of the file is not supported; put it inside the kernel");
       }
       for (auto& [name, value] : scope.names) globals_[name] = value;
       scope.names.clear();
@@ -127,15 +135,23 @@ class Lowerer {
     fn.name = def.name;
     fn.loc = def.loc;
     Scope scope;
-    for (size_t i = 0; i < def.params.size(); ++i) {
-      const Param& p = def.params[i];
-      if (!p.annotation || p.annotation->kind != ExprKind::String)
-        error(p.annotation ? p.annotation->loc : p.loc,
-              "kernel parameter '" + p.name + "' needs a type annotation string such as \"f32[M, N]\"");
-      ir::Param param{p.name, parse_annotation(p.annotation->text, p.annotation->loc), p.loc, p.annotation->loc};
-      scope.names[p.name] = Value::tensor(graph_->input(static_cast<int64_t>(i), p.name, param.type, p.loc));
-      fn.params.push_back(param);
+    std::set<std::string> settings;
+    for (const Param& p : def.params) {
+      if (!is_setting(p)) {
+        ir::Param param{p.name, parse_annotation(p.annotation->text, p.annotation->loc), p.loc, p.annotation->loc};
+        auto index = static_cast<int64_t>(fn.params.size());
+        scope.names[p.name] = Value::tensor(graph_->input(index, p.name, param.type, p.loc));
+        fn.params.push_back(param);
+        continue;
+      }
+      Value v = setting_value(p);
+      settings.insert(p.name);
+      scope.names[p.name] = v;
+      fn.settings.push_back({p.name, python_text(v), p.loc});
     }
+    for (const auto& [name, given] : params_)
+      if (!settings.count(name))
+        error(given.loc, "kernel '" + def.name + "' has no non-tensor parameter named '" + name + "'");
     call_stack_.push_back(def.name);
     std::optional<Value> result = body(def, scope);
     call_stack_.pop_back();
@@ -150,6 +166,93 @@ class Lowerer {
     }
     if (def.returns) check_return(def, fn);
     return fn;
+  }
+
+  // ---- non-tensor parameters ----
+  // A kernel parameter is a tensor when its annotation is a string
+  // ("f32[M, N]"); annotated int, float or bool, or unannotated with a
+  // default, it is a setting, fixed when the kernel is built.
+  static bool is_setting(const Param& p) {
+    if (p.annotation && p.annotation->kind == ExprKind::String) return false;
+    if (p.annotation && p.annotation->kind == ExprKind::Name &&
+        (p.annotation->text == "int" || p.annotation->text == "float" || p.annotation->text == "bool"))
+      return true;
+    if (p.annotation)
+      error(p.annotation->loc, "kernel parameter '" + p.name +
+                                   "' needs a tensor annotation string such as \"f32[M, N]\", or int, float or bool "
+                                   "with a default value");
+    if (!p.default_value)
+      error(p.loc, "kernel parameter '" + p.name + "' needs a type annotation string such as \"f32[M, N]\"");
+    return true;
+  }
+
+  // The setting's value: the one given (--param), else the default, checked
+  // against the annotation as Python would convert it.
+  Value setting_value(const Param& p) {
+    std::string type = p.annotation ? p.annotation->text : "";
+    Value v;
+    SourceLoc where;
+    if (auto it = params_.find(p.name); it != params_.end()) {
+      where = it->second.loc;
+      v = parse_setting(it->second, type.empty() ? kind_name(eval_global(*p.default_value)) : type, p.name);
+    } else if (p.default_value) {
+      where = p.default_value->loc;
+      v = eval_global(*p.default_value);
+    } else {
+      error(p.loc, "kernel parameter '" + p.name + ": " + type +
+                       "' needs a default value (non-tensor parameters are fixed when the kernel is built; "
+                       "give one with --param " +
+                       p.name + "=VALUE)");
+    }
+    if (v.is(K::None) || type.empty()) {
+      if (!v.is(K::None) && !v.is(K::Int) && !v.is(K::Float) && !v.is(K::Bool))
+        error(where, "the default of kernel parameter '" + p.name + "' must be a number, True, False or None, not " +
+                         v.describe());
+      if (v.is(K::Int) && !v.size.is_constant()) error(where, "the default of '" + p.name + "' must be a constant");
+      return v;
+    }
+    if (type == "float" && (v.is(K::Int) && v.size.is_constant())) return Value::real(*v.known_number());
+    bool fits = (type == "float" && v.is(K::Float)) || (type == "int" && v.is(K::Int) && v.size.is_constant()) ||
+                (type == "bool" && v.is(K::Bool));
+    if (!fits) error(where, "kernel parameter '" + p.name + ": " + type + "' cannot be " + v.describe());
+    return v;
+  }
+
+  static std::string kind_name(const Value& v) {
+    if (v.is(K::Int)) return "int";
+    if (v.is(K::Bool)) return "bool";
+    return "float";
+  }
+
+  static Value parse_setting(const ParamValue& given, const std::string& type, const std::string& name) {
+    const std::string& t = given.text;
+    if (type == "bool") {
+      if (t == "True" || t == "true" || t == "1") return boolean_value(true);
+      if (t == "False" || t == "false" || t == "0") return boolean_value(false);
+    } else if (!t.empty()) {
+      errno = 0;
+      char* end = nullptr;
+      if (type == "int") {
+        long long n = std::strtoll(t.c_str(), &end, 10);
+        if (!*end && !errno) return Value::integer(static_cast<int64_t>(n));
+      } else {
+        double x = std::strtod(t.c_str(), &end);
+        if (!*end && !errno && std::isfinite(x)) return Value::real(x);
+      }
+    }
+    error(given.loc, "'" + t + "' is not a valid " + type + " for parameter '" + name + "'");
+  }
+
+  // The value as Python's repr would print it: part of the kernel's identity.
+  static std::string python_text(const Value& v) {
+    if (v.is(K::None)) return "None";
+    if (v.is(K::Bool)) return v.number ? "True" : "False";
+    if (v.is(K::Int)) return v.size.str();
+    char text[64];
+    auto end = std::to_chars(text, text + sizeof text, v.number).ptr;  // the shortest text that reads back exactly
+    std::string s(text, end);
+    if (s.find_first_of(".enai") == std::string::npos) s += ".0";
+    return s;
   }
 
   void check_return(const FunctionDef& def, ir::Function& fn) {
@@ -176,16 +279,30 @@ class Lowerer {
   }
 
   // Runs a function body; the returned value, or nullopt without a return.
-  std::optional<Value> body(const FunctionDef& def, Scope& scope) {
-    for (size_t i = 0; i < def.body.size(); ++i) {
-      const Stmt& s = *def.body[i];
+  std::optional<Value> body(const FunctionDef& def, Scope& scope) { return block(def.body, scope); }
+
+  // Runs statements until a return, which may sit in the branch of an if.
+  std::optional<Value> block(const std::vector<StmtPtr>& stmts, Scope& scope) {
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      const Stmt& s = *stmts[i];
       if (s.kind == StmtKind::Return) {
-        if (i + 1 < def.body.size()) error(def.body[i + 1]->loc, "code after 'return' is never run");
+        if (i + 1 < stmts.size()) error(stmts[i + 1]->loc, "code after 'return' is never run");
         result_loc_ = s.value ? s.value->loc : s.loc;
         return s.value ? eval(*s.value, scope) : Value::of(K::None);
       }
-      if (s.kind == StmtKind::Import || s.kind == StmtKind::Def)
-        error(s.loc, "imports and defs belong at the top level of the file");
+      if (s.kind == StmtKind::If) {
+        // Resolved now: only the branch taken is evaluated.
+        const std::vector<StmtPtr>& taken = truth(*s.value, scope) ? s.body : s.orelse;
+        if (std::optional<Value> result = block(taken, scope)) return result;
+        continue;
+      }
+      if (s.kind == StmtKind::Def) {  // a local helper: sees the names defined before it, and itself
+        Value helper = local_function(*s.def, scope);
+        locals_.at(helper.text).scope.names[s.def->name] = helper;
+        scope.names[s.def->name] = helper;
+        continue;
+      }
+      if (s.kind == StmtKind::Import) error(s.loc, "imports belong at the top level of the file");
       if (s.kind == StmtKind::Expr && s.value->kind != ExprKind::String)
         error(s.loc, "this expression's value is not used; assign it to a name");
       statement(s, scope);
@@ -193,9 +310,76 @@ class Lowerer {
     return std::nullopt;
   }
 
+  // The truth of a condition, known when the kernel is built: numbers,
+  // parameters, None, and comparisons of sizes whose difference is constant.
+  bool truth(const Expr& e, Scope& scope) { return truth_of(eval(e, scope), e.loc); }
+
+  bool truth_of(const Value& v, const SourceLoc& loc) {
+    switch (v.kind) {
+      case K::None: return false;
+      case K::Bool:
+      case K::Float: return v.number != 0;
+      case K::Int:
+        if (v.size.is_constant()) return *v.size.constant() != 0;
+        error(loc, "this condition depends on the symbolic size " + v.size.str() +
+                       ", which is not known when the kernel is built");
+      case K::Tuple: return !v.items.empty();
+      case K::String: return !v.text.empty();
+      case K::Compare: return compare_now(v, loc);
+      case K::Tensor:
+        error(loc,
+              "this condition depends on tensor data, which is not known when the kernel is built; "
+              "choose element by element with np.where(cond, a, b)");
+      case K::Ellipsis:
+      case K::Slice:
+      case K::Module:
+      case K::Function:
+      case K::NpFunction:
+      case K::Method: return true;
+    }
+    return true;
+  }
+
+  bool compare_now(const Value& v, const SourceLoc& loc) {
+    const Value &a = v.items[0], &b = v.items[1];
+    if (a.is(K::Tensor) || b.is(K::Tensor))
+      error(loc,
+            "this comparison depends on tensor data, which is not known when the kernel is built; "
+            "choose element by element with np.where(cond, a, b)");
+    double x = 0, y = 0;
+    if (a.is(K::Int) && b.is(K::Int)) {
+      ir::Size difference = a.size - b.size;
+      if (!difference.is_constant())
+        error(loc, "this comparison of the sizes " + a.size.str() + " and " + b.size.str() +
+                       " is not known when the kernel is built (sizes are symbolic); give them fixed values in the "
+                       "annotation, or use np.where");
+      x = static_cast<double>(*difference.constant());
+    } else {
+      auto l = a.known_number(), r = b.known_number();
+      if (!l || !r) error(loc, "this comparison is not known when the kernel is built");
+      x = *l, y = *r;
+    }
+    switch (v.cmp) {
+      case ir::Cmp::Lt: return x < y;
+      case ir::Cmp::Le: return x <= y;
+      case ir::Cmp::Gt: return x > y;
+      case ir::Cmp::Ge: return x >= y;
+      case ir::Cmp::Eq: return x == y;
+      case ir::Cmp::Ne: return x != y;
+    }
+    return false;
+  }
+
+  static Value boolean_value(bool b) {
+    Value v = Value::of(K::Bool);
+    v.number = b ? 1 : 0;
+    return v;
+  }
+
   void statement(const Stmt& s, Scope& scope) {
     if (s.kind == StmtKind::Assign) {
       Value v = eval(*s.value, scope);
+      if (s.annotation) check_local_annotation(*s.annotation, v, s.value->loc);
       for (const ExprPtr& target : s.targets) assign(*target, v, s.value->loc, scope);
     } else if (s.kind == StmtKind::AugAssign) {
       const Expr& target = *s.targets[0];
@@ -204,6 +388,17 @@ class Lowerer {
       Value rhs = eval(*s.value, scope);
       assign(target, builder_.binary(s.text, {current, target.loc}, {rhs, s.value->loc}, s.loc), s.loc, scope);
     }
+  }
+
+  // `y: "f32[M, N]" = ...` is checked like a return annotation; a name such
+  // as np.ndarray, float or int is accepted as documentation.
+  void check_local_annotation(const Expr& ann, const Value& v, const SourceLoc& value_loc) {
+    if (ann.kind != ExprKind::String) return;
+    ir::TensorType declared = parse_annotation(ann.text, ann.loc);
+    if (!v.is(K::Tensor))
+      error(value_loc, "the annotation says " + declared.str() + " but the value is " + v.describe());
+    if (v.node->type() != declared)
+      error(ann.loc, "the value is " + v.node->type().str() + " but the annotation says " + declared.str());
   }
 
   void assign(const Expr& target, const Value& v, const SourceLoc& value_loc, Scope& scope) {
@@ -261,6 +456,7 @@ class Lowerer {
       case ExprKind::None: return Value::of(K::None);
       case ExprKind::Ellipsis: return Value::of(K::Ellipsis);
       case ExprKind::Unary: {
+        if (e.text == "not") return boolean_value(!truth(*e.args[0], scope));
         Value operand = eval(*e.args[0], scope);
         if (e.text == "+") {
           builder_.tensor({operand, e.args[0]->loc}, "the operand of unary '+'");
@@ -274,6 +470,14 @@ class Lowerer {
         return builder_.binary(e.text, {l, e.args[0]->loc}, {r, e.args[1]->loc}, e.loc);
       }
       case ExprKind::Compare: return compare(e, scope);
+      case ExprKind::Lambda: return local_function(*e.lambda, scope);
+      case ExprKind::IfElse: return eval(truth(*e.args[0], scope) ? *e.args[1] : *e.args[2], scope);
+      case ExprKind::BoolOp: {  // Python's: the operand that decides, the right one unevaluated when not needed
+        Value left = eval(*e.args[0], scope);
+        bool left_true = truth_of(left, e.args[0]->loc);
+        if (e.text == "and" ? !left_true : left_true) return left;
+        return eval(*e.args[1], scope);
+      }
       case ExprKind::Call: return call(e, scope);
       case ExprKind::Attribute: return attribute(e, scope);
       case ExprKind::Subscript: return subscript(e, scope);
@@ -299,6 +503,12 @@ class Lowerer {
   Value compare(const Expr& e, Scope& scope) {
     static const std::map<std::string, ir::Cmp> kCmp = {{"<", ir::Cmp::Lt},  {"<=", ir::Cmp::Le}, {">", ir::Cmp::Gt},
                                                         {">=", ir::Cmp::Ge}, {"==", ir::Cmp::Eq}, {"!=", ir::Cmp::Ne}};
+    if (e.text == "is" || e.text == "is not") {  // only `is None` has a meaning NumPy code relies on
+      Value left = eval(*e.args[0], scope), right = eval(*e.args[1], scope);
+      if (!left.is(K::None) && !right.is(K::None))
+        error(e.loc, "'" + e.text + "' is only supported against None (x is None); compare values with == or !=");
+      return boolean_value(left.is(K::None) == right.is(K::None) ? e.text == "is" : e.text != "is");
+    }
     Value v = Value::of(K::Compare);
     for (int i = 0; i < 2; ++i) {
       Value side = eval(*e.args[i], scope);
@@ -311,6 +521,7 @@ class Lowerer {
 
   Value attribute(const Expr& e, Scope& scope) {
     Value base = eval(*e.args[0], scope);
+    if (base.is(K::Module) && base.text == "math") return math_attribute(e.text, e.loc);
     if (base.is(K::Module)) return numpy_attribute(e.text, e.loc);
     if (base.is(K::Tensor)) return tensor_attribute(builder_, {base, e.args[0]->loc}, e.text, e.loc);
     error(e.loc, base.describe() + " has no attribute '" + e.text + "'");
@@ -352,14 +563,35 @@ class Lowerer {
     for (size_t i = 1; i < e.args.size(); ++i) args.positional.push_back({eval(*e.args[i], scope), e.args[i]->loc});
     for (const Keyword& k : e.keywords) args.keywords.push_back({k.name, {eval(*k.value, scope), k.loc}});
     switch (callee.kind) {
-      case K::NpFunction: args.callee = "np." + callee.text; return call_numpy(builder_, callee.text, args);
+      case K::NpFunction:
+        if (callee.text.rfind("math.", 0) == 0) {
+          args.callee = callee.text;
+          return call_math(builder_, callee.text.substr(5), args);
+        }
+        args.callee = "np." + callee.text;
+        return call_numpy(builder_, callee.text, args);
       case K::Method: args.callee = "." + callee.text; return call_method(builder_, callee, args);
-      case K::Function: args.callee = callee.text; return call_function(*functions_.at(callee.text), args);
+      case K::Function:
+        if (auto it = locals_.find(callee.text); it != locals_.end()) {
+          args.callee = it->second.def->name;
+          return call_function(*it->second.def, args, &it->second.scope);
+        }
+        args.callee = callee.text;
+        return call_function(*functions_.at(callee.text), args);
       default: error(e.args[0]->loc, callee.describe() + " cannot be called");
     }
   }
 
-  Value call_function(const FunctionDef& def, const CallArgs& call) {
+  // A lambda or nested def: a Function value naming it and the names it
+  // sees (those bound when it was defined, as a closure over straight-line code).
+  Value local_function(const FunctionDef& def, const Scope& scope) {
+    std::string key = def.name + "@" + std::to_string(def.loc.line) + ":" + std::to_string(def.loc.col) + "#" +
+                      std::to_string(locals_.size());
+    locals_[key] = {&def, scope};
+    return Value::of(K::Function, key);
+  }
+
+  Value call_function(const FunctionDef& def, const CallArgs& call, const Scope* enclosing = nullptr) {
     for (const std::string& active : call_stack_)
       if (active == def.name) error(call.loc, "recursive call to '" + def.name + "': helpers are inlined, so they cannot recurse");
     if (call_stack_.size() >= kMaxCallDepth) error(call.loc, "helpers are nested too deeply");
@@ -374,10 +606,11 @@ class Lowerer {
       }
     }
     std::vector<std::optional<Arg>> bound = bind_args(call, names, required);
-    Scope scope;
+    Scope scope = enclosing ? *enclosing : Scope{};
+    Scope defaults = scope;  // a default sees what the function sees, not its other parameters
     for (size_t i = 0; i < def.params.size(); ++i) {
       const Param& p = def.params[i];
-      Arg arg = bound[i] ? *bound[i] : Arg{eval_global(*p.default_value), p.default_value->loc};
+      Arg arg = bound[i] ? *bound[i] : Arg{eval(*p.default_value, defaults), p.default_value->loc};
       if (p.annotation && p.annotation->kind == ExprKind::String) check_helper_arg(def, p, arg);
       scope.names[p.name] = arg.value;
     }
@@ -413,10 +646,16 @@ class Lowerer {
   Builder builder_;
   std::map<std::string, Value> globals_;
   std::map<std::string, const FunctionDef*> functions_;
+  struct LocalFunction {
+    const FunctionDef* def;
+    Scope scope;
+  };
+  std::map<std::string, LocalFunction> locals_;  // lambdas and nested defs, by their Function value's key
   std::vector<const FunctionDef*> order_;
   std::vector<std::string> call_stack_;
   SourceLoc result_loc_;
   SourceLoc entry_loc_;
+  ParamValues params_;
 };
 
 }  // namespace
@@ -426,6 +665,47 @@ bool is_identifier(const std::string& s) {
   for (char c : s)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
   return true;
+}
+
+// A dimension of an annotation: a positive integer, a size name, or sums and
+// products of them ("3*D", "H*S", "2*D + 1"), as integer size arithmetic.
+ir::Size parse_dim(const std::string& dim, const SourceLoc& loc) {
+  const std::string bad =
+      "dimension '" + dim + "' must be a positive integer, a size name, or a product or sum of them";
+  size_t at = 0;
+  auto skip = [&] {
+    while (at < dim.size() && (dim[at] == ' ' || dim[at] == '\t')) ++at;
+  };
+  auto atom = [&]() -> ir::Size {
+    skip();
+    size_t begin = at;
+    while (at < dim.size() && (std::isalnum(static_cast<unsigned char>(dim[at])) || dim[at] == '_')) ++at;
+    std::string word = dim.substr(begin, at - begin);
+    if (word.empty()) error(loc, bad);
+    if (is_identifier(word)) return ir::Size::name(word);
+    errno = 0;
+    char* end = nullptr;
+    long long n = std::strtoll(word.c_str(), &end, 10);
+    if (*end || errno || n < 1) error(loc, bad);
+    return static_cast<int64_t>(n);
+  };
+  auto product = [&]() {
+    ir::Size p = atom();
+    for (skip(); at < dim.size() && dim[at] == '*'; skip()) ++at, p = p * atom();
+    return p;
+  };
+  try {
+    ir::Size total = product();
+    for (skip(); at < dim.size() && (dim[at] == '+' || dim[at] == '-'); skip()) {
+      char op = dim[at++];
+      total = op == '+' ? total + product() : total - product();
+    }
+    if (at != dim.size()) error(loc, bad);
+    if (total.is_constant() && *total.constant() < 1) error(loc, bad);
+    return total;
+  } catch (const std::overflow_error&) {
+    error(loc, "dimension '" + dim + "' overflows 64-bit integers");
+  }
 }
 
 ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& loc) {
@@ -454,17 +734,7 @@ ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& l
       if (comma == std::string::npos && !type.shape.empty()) break;  // trailing comma
       error(dim_loc, "empty dimension in annotation \"" + text + "\"");
     }
-    if (std::isdigit(static_cast<unsigned char>(dim[0]))) {
-      errno = 0;
-      char* end = nullptr;
-      long long n = std::strtoll(dim.c_str(), &end, 10);
-      if (*end || errno || n < 1) error(dim_loc, "dimension '" + dim + "' must be a positive integer or a size name");
-      type.shape.push_back(static_cast<int64_t>(n));
-    } else if (is_identifier(dim)) {
-      type.shape.push_back(ir::Size::name(dim));
-    } else {
-      error(dim_loc, "dimension '" + dim + "' must be a positive integer or a size name");
-    }
+    type.shape.push_back(parse_dim(dim, dim_loc));
     if (comma == std::string::npos) break;
     begin = comma + 1;
   }
@@ -472,11 +742,12 @@ ir::TensorType parse_annotation(const std::string& full_text, const SourceLoc& l
 }
 
 ir::Program compile_source(const std::shared_ptr<const SourceFile>& file, const std::optional<std::string>& entry,
-                           const SourceLoc& entry_loc) {
-  return Lowerer(parse_module(file), entry_loc).run(entry);
+                           const SourceLoc& entry_loc, const ParamValues& params) {
+  return Lowerer(parse_module(file), entry_loc, params).run(entry);
 }
 
-ir::Program load_program(const std::string& path, const std::optional<std::string>& entry, const SourceLoc& entry_loc) {
+ir::Program load_program(const std::string& path, const std::optional<std::string>& entry, const SourceLoc& entry_loc,
+                         const ParamValues& params) {
   auto file = std::make_shared<SourceFile>();
   file->path = path;
   std::ifstream in(path, std::ios::binary);
@@ -488,7 +759,7 @@ ir::Program load_program(const std::string& path, const std::optional<std::strin
   if (file->text.size() > kMaxFileBytes)
     error({file, 0, 0}, "file is too large (" + std::to_string(file->text.size()) + " bytes; the limit is " +
                             std::to_string(kMaxFileBytes) + ")");
-  return compile_source(file, entry, entry_loc);
+  return compile_source(file, entry, entry_loc, params);
 }
 
 }  // namespace axon::lang

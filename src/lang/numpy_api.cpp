@@ -6,6 +6,7 @@
 #include <numbers>
 #include <set>
 
+#include "ir/scalar.h"
 #include "ir/shape.h"
 
 namespace axon::lang {
@@ -19,14 +20,29 @@ using K = Value::Kind;
 
 [[noreturn]] void error(const SourceLoc& loc, const std::string& message) { throw UserError(loc, message); }
 
-const std::map<std::string, Op> kUnary = {{"exp", Op::Exp},   {"log", Op::Log},         {"sqrt", Op::Sqrt},
-                                          {"tanh", Op::Tanh}, {"abs", Op::Abs},         {"absolute", Op::Abs},
-                                          {"negative", Op::Neg}, {"reciprocal", Op::Recip}};
+// np.<name> of an element-wise op comes from the op table (ops.def); these
+// are the other spellings NumPy has for the same ops.
+const std::map<std::string, Op> kAliases = {{"absolute", Op::Abs}};
+std::optional<Op> elementwise_op(const std::string& name, ir::OpKind kind) {
+  if (auto it = kAliases.find(name); it != kAliases.end() && ir::op_kind(it->second) == kind) return it->second;
+  return ir::op_from_numpy(name, kind);
+}
 const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
                                            {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
-const std::set<std::string> kOther = {"square", "maximum", "minimum", "where", "cumsum", "matmul", "einsum",
+const std::set<std::string> kOther = {"square",    "where",    "var",     "std",          "clip",
+                                      "power",     "float32",  "cumsum",  "matmul",       "einsum",
                                       "transpose", "swapaxes", "reshape", "broadcast_to", "concatenate"};
-const std::set<std::string> kMethods = {"sum", "mean", "max", "min", "cumsum", "reshape", "transpose", "swapaxes"};
+const std::set<std::string> kMethods = {"sum",    "mean",    "max",       "min",      "var",    "std",
+                                        "cumsum", "reshape", "transpose", "swapaxes", "astype", "clip"};
+// NumPy names that stay out, each with what to write instead.
+const std::map<std::string, std::string> kInstead = {
+    {"float64", "Axon computes in the parameters' declared dtypes; declare the tensor f32 (np.float32 is accepted)"},
+    {"float16", "declare the tensor f16 in its annotation"},
+    {"sin", "the prover and the targets have no sine yet; pass a precomputed table (e.g. rotary sin/cos) as an input"},
+    {"cos",
+     "the prover and the targets have no cosine yet; pass a precomputed table (e.g. rotary sin/cos) as an input"},
+    {"mod", "'%' on tensors is not supported; index arithmetic belongs in the shapes"},
+};
 
 Arg arg_of(const std::optional<Arg>& a) { return *a; }
 bool given(const std::optional<Arg>& a) { return a && !a->value.is(K::None); }
@@ -90,6 +106,44 @@ Value reduce(Builder& b, const std::string& name, const CallArgs& call) {
   for (int64_t a : axes) count = count * x->shape()[a];
   NodeRef n = b.tensor({Value::integer(count), call.loc}, "a count");
   return Value::tensor(b.graph().make(Op::Div, {result, n}, {}, call.loc));
+}
+
+// np.var and np.std with ddof=0: the mean of squared deviations from the
+// mean (and its square root), as NumPy computes them.
+Value variance(Builder& b, const std::string& name, const CallArgs& call) {
+  auto args = bind_args(call, {"a", "axis", "dtype", "out", "ddof", "keepdims"}, 1);
+  for (size_t i : {2, 3})
+    if (given(args[i])) error(args[i]->loc, call.callee + ": only a, axis and keepdims are supported");
+  if (given(args[4]) && b.constant_int(*args[4], "ddof") != 0)
+    error(args[4]->loc, call.callee + ": only ddof=0 is supported; multiply by n / (n - ddof) yourself");
+  CallArgs mean_call{call.callee, call.loc, {*args[0]}, {}};
+  if (args[1]) mean_call.keywords.push_back({"axis", *args[1]});
+  Value keep = Value::of(K::Bool);
+  keep.number = 1;
+  mean_call.keywords.push_back({"keepdims", {keep, call.loc}});
+  Value mu = reduce(b, "mean", mean_call);
+  Value deviation = b.binary("-", *args[0], {mu, call.loc}, call.loc);
+  Value square = b.binary("*", {deviation, call.loc}, {deviation, call.loc}, call.loc);
+  CallArgs outer{call.callee, call.loc, {{square, call.loc}}, {}};
+  if (args[1]) outer.keywords.push_back({"axis", *args[1]});
+  if (args[5]) outer.keywords.push_back({"keepdims", *args[5]});
+  Value var = reduce(b, "mean", outer);
+  if (name == "var") return var;
+  return b.unary(Op::Sqrt, {var, call.loc}, call.loc);
+}
+
+// np.float32(x) and x.astype(np.float32): a number rounds to float32 now, as
+// NumPy's does; on an f32 tensor it is the identity. Other conversions would
+// need a rounding op the IR does not have yet.
+Value convert(Builder& b, const Arg& x, const Value& dtype, const CallArgs& call) {
+  if (!dtype.is(K::NpFunction) || dtype.text != "float32")
+    error(call.loc, call.callee + ": only np.float32 is supported as a dtype, not " + dtype.describe());
+  if (auto number = x.value.known_number()) return Value::real(static_cast<double>(static_cast<float>(*number)));
+  ir::NodeRef t = b.tensor(x, "the argument of " + call.callee);
+  if (t->dtype() != ir::DType::F32)
+    error(call.loc, call.callee + ": converting a " + t->type().str() +
+                        " tensor to float32 is not supported yet (it would round); declare the parameter f32");
+  return Value::tensor(t);
 }
 
 NodeRef transpose(Builder& b, NodeRef x, std::vector<int64_t> perm, const SourceLoc& loc) {
@@ -331,6 +385,18 @@ Value cumsum(Builder& b, NodeRef x, const std::optional<Arg>& axis_arg, const So
 // The method form x.name(...) and the function np.name(x, ...) share this.
 Value call_tensor_function(Builder& b, const std::string& name, const CallArgs& call) {
   if (kReduce.count(name)) return reduce(b, name, call);
+  if (name == "var" || name == "std") return variance(b, name, call);
+  if (name == "clip") {
+    auto args = bind_args(call, {"a", "a_min", "a_max"}, 3);
+    Value x = arg_of(args[0]).value;
+    if (given(args[1])) x = b.binary_op(Op::Max, {x, args[0]->loc}, *args[1], call.loc);
+    if (given(args[2])) x = b.binary_op(Op::Min, {x, args[0]->loc}, *args[2], call.loc);
+    return x;
+  }
+  if (name == "astype") {
+    auto args = bind_args(call, {"a", "dtype"}, 2);
+    return convert(b, *args[0], args[1]->value, call);
+  }
   if (name == "cumsum") {
     auto args = bind_args(call, {"a", "axis"}, 1);
     return cumsum(b, b.tensor(arg_of(args[0]), "the argument of " + call.callee), args[1], call.loc);
@@ -351,12 +417,15 @@ Value call_tensor_function(Builder& b, const std::string& name, const CallArgs& 
 }  // namespace
 
 bool is_numpy_name(const std::string& name) {
-  return name == "pi" || name == "e" || kUnary.count(name) || kReduce.count(name) || kOther.count(name);
+  return name == "pi" || name == "e" || elementwise_op(name, ir::OpKind::Unary) ||
+         elementwise_op(name, ir::OpKind::Binary) || kReduce.count(name) || kOther.count(name);
 }
 
 Value numpy_attribute(const std::string& name, const SourceLoc& loc) {
   if (name == "pi") return Value::real(std::numbers::pi);
   if (name == "e") return Value::real(std::numbers::e);
+  if (auto it = kInstead.find(name); it != kInstead.end())
+    error(loc, "np." + name + " is not supported: " + it->second);
   if (!is_numpy_name(name)) {
     std::string hint = name == "float32" || name == "float64" || name == "astype"
                            ? " (dtypes come from the parameter annotations)"
@@ -367,23 +436,30 @@ Value numpy_attribute(const std::string& name, const SourceLoc& loc) {
 }
 
 Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
-  if (auto it = kUnary.find(name); it != kUnary.end()) {
+  if (auto op = elementwise_op(name, ir::OpKind::Unary)) {
     auto args = bind_args(call, {"x"}, 1);
-    return b.unary(it->second, arg_of(args[0]), call.loc);
+    return b.unary(*op, arg_of(args[0]), call.loc);
+  }
+  if (auto op = elementwise_op(name, ir::OpKind::Binary)) {
+    auto args = bind_args(call, {"x1", "x2"}, 2);
+    return b.binary_op(*op, *args[0], *args[1], call.loc);
   }
   if (name == "square") {
     auto args = bind_args(call, {"x"}, 1);
     return b.binary("*", *args[0], *args[0], call.loc);
   }
-  if (name == "maximum" || name == "minimum") {
-    auto args = bind_args(call, {"x1", "x2"}, 2);
-    const Arg &x1 = *args[0], &x2 = *args[1];
-    auto a = x1.value.known_number(), c = x2.value.known_number();
-    if (a && c) return Value::real(name == "maximum" ? std::max(*a, *c) : std::min(*a, *c));
-    NodeRef l = b.tensor(x1, "x1 of " + call.callee), r = b.tensor(x2, "x2 of " + call.callee);
-    return Value::tensor(b.graph().make(name == "maximum" ? Op::Max : Op::Min, {l, r}, {}, call.loc));
-  }
   if (name == "where") return where(b, call);
+  if (name == "power") {
+    auto args = bind_args(call, {"x1", "x2"}, 2);
+    if (!args[1]->value.known_number())
+      error(args[1]->loc,
+            "np.power needs a constant exponent (x ** 3 is the same); a tensor exponent is not supported");
+    return b.binary("**", *args[0], *args[1], call.loc);
+  }
+  if (name == "float32") {
+    auto args = bind_args(call, {"x"}, 1);
+    return convert(b, *args[0], Value::of(K::NpFunction, "float32"), call);
+  }
   if (name == "matmul") {
     auto args = bind_args(call, {"x1", "x2"}, 2);
     return Value::tensor(matmul(b, *args[0], *args[1], call.loc));
@@ -407,6 +483,30 @@ Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
     return Value::tensor(broadcast_to(b, x, shape, call.loc));
   }
   return call_tensor_function(b, name, call);
+}
+
+Value math_attribute(const std::string& name, const SourceLoc& loc) {
+  if (name == "pi") return Value::real(std::numbers::pi);
+  if (name == "e") return Value::real(std::numbers::e);
+  if (name == "tau") return Value::real(2 * std::numbers::pi);
+  if (name == "sqrt" || name == "exp" || name == "log" || name == "tanh" || name == "fabs")
+    return Value::of(K::NpFunction, "math." + name);
+  error(loc, "math." + name +
+                 " is not supported (math.pi, math.e, math.tau, math.sqrt, math.exp, math.log, "
+                 "math.tanh and math.fabs are)");
+}
+
+Value call_math(Builder& b, const std::string& name, const CallArgs& call) {
+  (void)b;
+  auto args = bind_args(call, {"x"}, 1);
+  auto x = args[0]->value.known_number();
+  if (!x)
+    error(args[0]->loc, "math." + name + "() takes a number, not " + args[0]->value.describe() + "; use np." +
+                            (name == "fabs" ? "abs" : name) + " on tensors");
+  Op op = name == "fabs" ? Op::Abs : *ir::op_from_numpy(name, ir::OpKind::Unary);
+  if ((name == "sqrt" && *x < 0) || (name == "log" && *x <= 0))
+    error(args[0]->loc, "math domain error: math." + name + "() of " + std::to_string(*x));
+  return Value::real(ir::scalar_unary(op, *x));
 }
 
 Value tensor_attribute(Builder& b, const Arg& tensor, const std::string& name, const SourceLoc& loc) {

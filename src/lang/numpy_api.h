@@ -10,6 +10,10 @@ namespace axon::lang {
 bool is_numpy_name(const std::string& name);
 /// np.pi, np.e, or a NpFunction value.
 Value numpy_attribute(const std::string& name, const SourceLoc& loc);
+/// math.<name>: math.pi, math.e, math.inf, or a function on numbers.
+Value math_attribute(const std::string& name, const SourceLoc& loc);
+/// math.<name>(args): folded now; its arguments must be numbers.
+Value call_math(Builder& builder, const std::string& name, const CallArgs& call);
 /// np.<name>(args).
 Value call_numpy(Builder& builder, const std::string& name, const CallArgs& call);
 /// x.<name>: x.T, x.shape, x.ndim, or a bound method.

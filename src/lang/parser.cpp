@@ -104,14 +104,11 @@ class Parser {
   }
 
   // ---- statements ----
-  StmtPtr statement(bool top_level) {
+  StmtPtr statement([[maybe_unused]] bool top_level) {
     const Token& t = peek();
     if (t.kind == Tok::Keyword) {
       const std::string& k = t.text;
-      if (k == "def") {
-        if (!top_level) error(t.loc, "nested functions are not supported; define helpers at the top level");
-        return function_def();
-      }
+      if (k == "def") return function_def();  // nested: a local helper, inlined like the others
       if (k == "import") return import_stmt();
       if (k == "from") error(t.loc, "'from ... import' is not supported; write 'import numpy as np'");
       if (k == "return") return return_stmt();
@@ -121,8 +118,8 @@ class Parser {
         return s;
       }
       if (k == "for" || k == "while") error(t.loc, "'" + k + "' loops are not supported: a kernel is a dataflow graph");
-      if (k == "if" || k == "elif" || k == "else")
-        error(t.loc, "'" + k + "' statements are not supported: a kernel is a dataflow graph (use np.where)");
+      if (k == "if") return if_stmt();
+      if (k == "elif" || k == "else") error(t.loc, "'" + k + "' without a matching 'if'");
       if (k == "class") error(t.loc, "classes are not supported");
       if (k == "with" || k == "try" || k == "raise" || k == "assert" || k == "del" || k == "global" ||
           k == "nonlocal" || k == "yield" || k == "async" || k == "await" || k == "break" || k == "continue" ||
@@ -140,6 +137,22 @@ class Parser {
     return s;
   }
 
+  // if/elif/else: resolved when the kernel is built (src/lang/lower.cpp).
+  StmtPtr if_stmt() {
+    auto s = make_stmt(StmtKind::If, advance().loc);
+    s->value = expression();
+    expect_op(":");
+    s->body = suite();
+    if (at_keyword("elif")) {
+      s->orelse.push_back(if_stmt());
+    } else if (at_keyword("else")) {
+      advance();
+      expect_op(":");
+      s->orelse = suite();
+    }
+    return s;
+  }
+
   StmtPtr import_stmt() {
     auto s = make_stmt(StmtKind::Import, advance().loc);
     SourceLoc name_loc = peek().loc;
@@ -151,7 +164,8 @@ class Parser {
       advance();
       s->alias = expect_name("a name after 'as'");
     }
-    if (module != "numpy") error(name_loc, "only numpy can be imported ('import numpy as np'), not '" + module + "'");
+    if (module != "numpy" && module != "math")
+      error(name_loc, "only numpy and math can be imported ('import numpy as np'), not '" + module + "'");
     if (at_op(",")) error(peek().loc, "import one module per statement");
     end_of_statement();
     return s;
@@ -180,7 +194,12 @@ class Parser {
     if (at(Tok::Op) && (peek().text.size() >= 2 && peek().text.back() == '=' && peek().text != "==" &&
                         peek().text != "<=" && peek().text != ">=" && peek().text != "!="))
       error(peek().loc, "operator '" + peek().text + "' is not supported");
-    if (at_op(":")) error(peek().loc, "variable annotations are not supported inside a kernel");
+    ExprPtr annotation;
+    if (accept_op(":")) {
+      if (first->kind != ExprKind::Name) error(first->loc, "only a plain name can be annotated");
+      annotation = expression();
+      if (!at_op("=")) error(peek().loc, "an annotated name needs a value: y: \"f32[M, N]\" = ...");
+    }
     if (!at_op("=")) {
       auto s = make_stmt(StmtKind::Expr, loc);
       s->value = std::move(first);
@@ -188,6 +207,7 @@ class Parser {
       return s;
     }
     auto s = make_stmt(StmtKind::Assign, loc);
+    s->annotation = std::move(annotation);
     s->targets.push_back(std::move(first));
     while (accept_op("=")) s->targets.push_back(expression_list());
     s->value = std::move(s->targets.back());
@@ -221,6 +241,31 @@ class Parser {
     def->body = suite();
     s->def = std::move(def);
     return s;
+  }
+
+  // lambda a, b=1: expr -- a local helper, as a def returning expr.
+  ExprPtr lambda() {
+    SourceLoc loc = advance().loc;
+    auto def = std::make_shared<FunctionDef>();
+    def->name = "<lambda>";
+    def->loc = loc;
+    while (!at_op(":")) {
+      Param p;
+      p.loc = peek().loc;
+      p.name = expect_name("a parameter name");
+      for (const Param& q : def->params)
+        if (q.name == p.name) error(p.loc, "duplicate parameter '" + p.name + "'");
+      if (accept_op("=")) p.default_value = expression();
+      def->params.push_back(std::move(p));
+      if (!accept_op(",")) break;
+    }
+    expect_op(":");
+    auto ret = make_stmt(StmtKind::Return, peek().loc);
+    ret->value = expression();
+    def->body.push_back(std::move(ret));
+    ExprPtr e = node(ExprKind::Lambda, loc);
+    e->lambda = std::move(def);
+    return e;
   }
 
   std::vector<StmtPtr> suite() {
@@ -259,23 +304,43 @@ class Parser {
 
   ExprPtr expression() {
     Nesting nesting(*this, peek().loc);
-    if (at_keyword("lambda")) error(peek().loc, "lambda is not supported");
+    if (at_keyword("lambda")) return lambda();
     ExprPtr e = or_test();
-    if (at_keyword("if")) error(peek().loc, "conditional expressions are not supported; use np.where");
+    if (at_keyword("if")) {  // a if cond else b: resolved when the kernel is built
+      SourceLoc loc = advance().loc;
+      ExprPtr condition = or_test();
+      if (!at_keyword("else")) unexpected("'else' in a conditional expression");
+      advance();
+      ExprPtr otherwise = expression();
+      return node(ExprKind::IfElse, loc, list(std::move(condition), std::move(e), std::move(otherwise)));
+    }
     if (at_keyword("for")) error(peek().loc, "comprehensions are not supported");
     return e;
   }
 
   ExprPtr or_test() {
-    ExprPtr e = not_test();
-    if (at_keyword("and") || at_keyword("or"))
-      error(peek().loc, "boolean operator '" + peek().text + "' is not supported");
-    return e;
+    ExprPtr left = and_test();
+    while (at_keyword("or")) {
+      SourceLoc loc = advance().loc;
+      left = node(ExprKind::BoolOp, loc, list(std::move(left), and_test()), "or");
+    }
+    return left;
+  }
+
+  ExprPtr and_test() {
+    ExprPtr left = not_test();
+    while (at_keyword("and")) {
+      SourceLoc loc = advance().loc;
+      left = node(ExprKind::BoolOp, loc, list(std::move(left), not_test()), "and");
+    }
+    return left;
   }
 
   ExprPtr not_test() {
-    if (at_keyword("not")) error(peek().loc, "boolean operator 'not' is not supported");
-    return comparison();
+    if (!at_keyword("not")) return comparison();
+    Nesting nesting(*this, peek().loc);
+    SourceLoc loc = advance().loc;
+    return node(ExprKind::Unary, loc, list(not_test()), "not");
   }
 
   ExprPtr comparison() {
@@ -289,8 +354,14 @@ class Parser {
         if (at_op(again)) error(peek().loc, "chained comparisons are not supported");
       return node(ExprKind::Compare, loc, list(std::move(left), std::move(right)), op);
     }
-    if (at_keyword("in") || at_keyword("is") || (at_keyword("not")))
-      error(peek().loc, "operator '" + peek().text + "' is not supported");
+    if (at_keyword("is")) {
+      SourceLoc loc = advance().loc;
+      std::string op = "is";
+      if (at_keyword("not")) advance(), op = "is not";
+      ExprPtr right = bit_or();
+      return node(ExprKind::Compare, loc, list(std::move(left), std::move(right)), op);
+    }
+    if (at_keyword("in") || at_keyword("not")) error(peek().loc, "operator '" + peek().text + "' is not supported");
     return left;
   }
 
@@ -441,7 +512,6 @@ class Parser {
           e->number = t.text == "True";
           return e;
         }
-        if (t.text == "lambda") error(t.loc, "lambda is not supported");
         if (t.text == "yield" || t.text == "await") error(t.loc, "'" + t.text + "' is not supported");
         unexpected("an expression");
       case Tok::Op:

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "ir/scalar.h"
 #include "lang/numpy_api.h"
 
 namespace axon::lang {
@@ -19,26 +20,13 @@ double python_mod(double a, double b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
-ir::Op binary_op(const std::string& op, const SourceLoc& loc) {
+ir::Op operator_op(const std::string& op, const SourceLoc& loc) {
   if (op == "+") return ir::Op::Add;
   if (op == "-") return ir::Op::Sub;
   if (op == "*") return ir::Op::Mul;
   if (op == "/") return ir::Op::Div;
   if (op == "//" || op == "%") error(loc, "operator '" + op + "' is not supported on tensors");
   error(loc, "operator '" + op + "' is not supported");
-}
-
-double fold_unary(ir::Op op, double x) {
-  switch (op) {
-    case ir::Op::Neg: return -x;
-    case ir::Op::Exp: return std::exp(x);
-    case ir::Op::Log: return std::log(x);
-    case ir::Op::Sqrt: return std::sqrt(x);
-    case ir::Op::Tanh: return std::tanh(x);
-    case ir::Op::Abs: return std::fabs(x);
-    case ir::Op::Recip: return 1.0 / x;
-    default: throw InternalError(__FILE__, __LINE__, "not a foldable unary op");
-  }
 }
 
 }  // namespace
@@ -65,7 +53,7 @@ std::string Value::describe() const {
     case Kind::Tuple: return "a tuple of " + std::to_string(items.size());
     case Kind::Slice: return "a slice";
     case Kind::Compare: return "a comparison";
-    case Kind::Module: return "the module numpy";
+    case Kind::Module: return "the module " + text;
     case Kind::Function: return "the function '" + text + "'";
     case Kind::NpFunction: return "the function np." + text;
     case Kind::Method: return "the method ." + text;
@@ -162,13 +150,10 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
   auto x = a.known_number(), y = b.known_number();
   if (x && y) {
     if ((op == "/" || op == "//" || op == "%") && *y == 0) error(right.loc, "division by zero");
-    if (op == "+") return Value::real(*x + *y);
-    if (op == "-") return Value::real(*x - *y);
-    if (op == "*") return Value::real(*x * *y);
-    if (op == "/") return Value::real(*x / *y);
     if (op == "//") return Value::real(python_floor_div(*x, *y));
     if (op == "%") return Value::real(python_mod(*x, *y));
-    if (op == "**") return Value::real(std::pow(*x, *y));
+    if (op == "**") return Value::real(ir::scalar_unary(ir::Op::Pow, *x, *y));
+    return Value::real(ir::scalar_binary(operator_op(op, loc), *x, *y));
   }
   if (op == "**") {
     ir::NodeRef base = tensor(left, "the base of '**'");
@@ -177,15 +162,23 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
     attrs.value = *y;
     return Value::tensor(graph_.make(ir::Op::Pow, {base}, attrs, loc));
   }
-  ir::Op ir_op = binary_op(op, loc);
+  ir::Op ir_op = operator_op(op, loc);
   ir::NodeRef l = tensor(left, "the left operand of '" + op + "'");
   ir::NodeRef r = tensor(right, "the right operand of '" + op + "'");
   return Value::tensor(graph_.make(ir_op, {l, r}, {}, loc));
 }
 
+Value Builder::binary_op(ir::Op op, const Arg& left, const Arg& right, const SourceLoc& loc) {
+  auto a = left.value.known_number(), b = right.value.known_number();
+  if (a && b) return Value::real(ir::scalar_binary(op, *a, *b));
+  std::string name = std::string("np.") + ir::numpy_name(op);
+  ir::NodeRef l = tensor(left, "x1 of " + name), r = tensor(right, "x2 of " + name);
+  return Value::tensor(graph_.make(op, {l, r}, {}, loc));
+}
+
 Value Builder::unary(ir::Op op, const Arg& operand, const SourceLoc& loc) {
   if (op == ir::Op::Neg && operand.value.is(Value::Kind::Int)) return Value::integer(-operand.value.size);
-  if (auto x = operand.value.known_number()) return Value::real(fold_unary(op, *x));
+  if (auto x = operand.value.known_number()) return Value::real(ir::scalar_unary(op, *x));
   ir::NodeRef in = tensor(operand, std::string("the argument of ") + ir::op_name(op));
   return Value::tensor(graph_.make(op, {in}, {}, loc));
 }

@@ -97,6 +97,8 @@ class Builder {
   /// Arithmetic on any values: numbers fold, tensors make nodes.
   Value binary(const std::string& op, const Arg& left, const Arg& right, const SourceLoc& loc);
   Value unary(ir::Op op, const Arg& operand, const SourceLoc& loc);
+  /// A Binary op of the table (np.maximum, np.add ...): numbers fold, tensors make a node.
+  Value binary_op(ir::Op op, const Arg& left, const Arg& right, const SourceLoc& loc);
 
  private:
   ir::Graph& graph_;

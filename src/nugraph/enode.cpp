@@ -60,8 +60,21 @@ std::string ENode::label() const {
              " extents=" + sizes_text(attrs.extents);
     case ir::Op::Contract: return text + " " + attrs.name;
     case ir::Op::Select: return text + " " + ir::cmp_text(attrs.cmp);
-    default: return text;
+    case ir::Op::Neg:
+    case ir::Op::Exp:
+    case ir::Op::Log:
+    case ir::Op::Sqrt:
+    case ir::Op::Tanh:
+    case ir::Op::Abs:
+    case ir::Op::Recip:
+    case ir::Op::Add:
+    case ir::Op::Sub:
+    case ir::Op::Mul:
+    case ir::Op::Div:
+    case ir::Op::Max:
+    case ir::Op::Min: break;
   }
+  return text;
 }
 
 std::string ENode::str() const {

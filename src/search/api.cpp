@@ -70,7 +70,8 @@ std::string resolved_executable(const std::string& command) {
 // The cache's key: everything the output folder depends on, so that a hit
 // writes exactly what a fresh search would.
 //   program   the entry's name; every parameter in order with its dtype and
-//             shape, used or not; and the whole source file as written
+//             shape, used or not; every non-tensor parameter's value (its
+//             default or --param); and the whole source file as written
 //             (helpers, constants, SIZES): no canonical form that could
 //             forget a detail, at the price of a miss for an edited comment;
 //   sizes     every concrete size;
@@ -85,6 +86,7 @@ tune::CacheKey cache_key(const ir::Program& program, const ir::Dims& dims, const
   const ir::Function& fn = program.kernel;
   key.program = "entry " + fn.name + "\n";
   for (const ir::Param& p : fn.params) key.program += "param " + p.name + ": " + p.type.str() + "\n";
+  for (const ir::Setting& s : fn.settings) key.program += "setting " + s.name + " = " + s.value + "\n";
   key.program += "source " + std::to_string(program.source ? program.source->text.size() : 0) + "\n";
   if (program.source) key.program += program.source->text;
   key.sizes = dims_text(dims);

@@ -71,8 +71,8 @@ Variants program_variants(const ir::Program& program, size_t count, size_t itera
   v.seconds = stats.seconds;
   v.graph = std::make_shared<ir::Graph>();
   for (ir::NodeRef root : distinct_variants(graph, graph.find(roots[0]), count, *v.graph)) {
-    if (ir::print_numpy(ir::Function{"", {}, {root}, false, std::nullopt, {}}) ==
-        ir::print_numpy(ir::Function{"", {}, program.kernel.outputs, false, std::nullopt, {}}))
+    if (ir::print_numpy(ir::Function{"", {}, {root}, false, std::nullopt, {}, {}}) ==
+        ir::print_numpy(ir::Function{"", {}, program.kernel.outputs, false, std::nullopt, {}, {}}))
       continue;  // the original
     ir::Function f = program.kernel;
     f.outputs = {root};

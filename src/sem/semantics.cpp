@@ -172,7 +172,29 @@ TermRef element(NodeRef node, const std::vector<Index>& out, const ReadInput& re
           return read(0, index);
         }
         case Op::Concat: return concat(node, out, read);
-        default: break;
+        case Op::Input:
+        case Op::Const:
+        case Op::SizeValue:
+        case Op::Neg:
+        case Op::Exp:
+        case Op::Log:
+        case Op::Sqrt:
+        case Op::Tanh:
+        case Op::Abs:
+        case Op::Recip:
+        case Op::Pow:
+        case Op::Add:
+        case Op::Sub:
+        case Op::Mul:
+        case Op::Div:
+        case Op::Max:
+        case Op::Min:
+        case Op::Select:
+        case Op::ReduceSum:
+        case Op::ReduceMax:
+        case Op::ReduceMin:
+        case Op::Cumsum:
+        case Op::Contract: break;
       }
   }
   throw InternalError(__FILE__, __LINE__, std::string("no semantics for ") + ir::op_name(node->op()));

@@ -206,8 +206,22 @@ z3::expr Encoder::apply(const TermRef& t) {
     case ir::Op::Div: return a[0] * recip_fn(a[1]);
     case ir::Op::Max: return z3::ite(a[0] >= a[1], a[0], a[1]);
     case ir::Op::Min: return z3::ite(a[0] <= a[1], a[0], a[1]);
-    default: throw InternalError(__FILE__, __LINE__, std::string("not element-wise: ") + ir::op_name(t->op));
+    case ir::Op::Input:
+    case ir::Op::Const:
+    case ir::Op::SizeValue:
+    case ir::Op::Select:
+    case ir::Op::ReduceSum:
+    case ir::Op::ReduceMax:
+    case ir::Op::ReduceMin:
+    case ir::Op::Cumsum:
+    case ir::Op::Contract:
+    case ir::Op::Transpose:
+    case ir::Op::Reshape:
+    case ir::Op::Broadcast:
+    case ir::Op::Slice:
+    case ir::Op::Concat: break;
   }
+  throw InternalError(__FILE__, __LINE__, std::string("not element-wise: ") + ir::op_name(t->op));
 }
 
 // A fold is an uninterpreted function of its free names; folds that are the

@@ -389,7 +389,29 @@ class Planner {
         }
         return build(s, n->input(0), x);
       }
-      default: break;
+      case ir::Op::Input:
+      case ir::Op::Neg:
+      case ir::Op::Exp:
+      case ir::Op::Log:
+      case ir::Op::Sqrt:
+      case ir::Op::Tanh:
+      case ir::Op::Abs:
+      case ir::Op::Recip:
+      case ir::Op::Pow:
+      case ir::Op::Add:
+      case ir::Op::Sub:
+      case ir::Op::Mul:
+      case ir::Op::Div:
+      case ir::Op::Max:
+      case ir::Op::Min:
+      case ir::Op::Select:
+      case ir::Op::ReduceSum:
+      case ir::Op::ReduceMax:
+      case ir::Op::ReduceMin:
+      case ir::Op::Cumsum:
+      case ir::Op::Contract:
+      case ir::Op::Reshape:
+      case ir::Op::Concat: break;
     }
     if (!is_elementwise(n->op()))
       throw InternalError(__FILE__, __LINE__, std::string("unplanned input ") + ir::op_name(n->op()));

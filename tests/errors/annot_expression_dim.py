@@ -1,6 +1,6 @@
-# expect: 5:15: error: dimension 'M+1' must be a positive integer or a size name
+# expect: 5:15: error: dimension 'M/2' must be a positive integer, a size name, or a product or sum of them
 import numpy as np
 
 
-def k(x: "f32[M+1, N]"):
+def k(x: "f32[M/2, N]"):
     return x

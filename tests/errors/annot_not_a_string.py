@@ -1,4 +1,4 @@
-# expect: 5:13: error: kernel parameter 'x' needs a type annotation string such as "f32[M, N]"
+# expect: 5:13: error: kernel parameter 'x' needs a tensor annotation string such as "f32[M, N]", or int, float or bool with a default value
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-# expect: 5:15: error: dimension '0' must be a positive integer or a size name
+# expect: 5:15: error: dimension '0' must be a positive integer, a size name, or a product or sum of them
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-# expect: 6:29: error: boolean operator 'and' is not supported
+# expect: 6:23: error: this comparison depends on tensor data, which is not known when the kernel is built; choose element by element with np.where
 import numpy as np
 
 

@@ -1,6 +1,6 @@
-# expect: 6:14: error: tensors have no attribute 'astype' in Axon's NumPy subset
+# expect: error: .astype: converting a bf16[M, N] tensor to float32 is not supported yet (it would round); declare the parameter f32
 import numpy as np
 
 
-def k(x: "f32[M, N]"):
+def k(x: "bf16[M, N]"):
     return x.astype(np.float32)

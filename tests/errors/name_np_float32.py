@@ -1,6 +1,6 @@
-# expect: 6:15: error: np.float32 is not supported (dtypes come from the parameter annotations)
+# expect: 6:15: error: np.float64 is not supported: Axon computes in the parameters' declared dtypes
 import numpy as np
 
 
 def k(x: "f32[M, N]"):
-    return np.float32(x)
+    return np.float64(x)

@@ -1,4 +1,4 @@
-# expect: 2:8: error: only numpy can be imported ('import numpy as np'), not 'torch'
+# expect: 2:8: error: only numpy and math can be imported ('import numpy as np'), not 'torch'
 import torch
 
 

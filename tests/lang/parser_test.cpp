@@ -371,6 +371,46 @@ TEST(ParserTest, EquivalentFormsGiveTheSameIr) {
       {"line continuation", sig + "    return x \\\n        @ w\n", sig + "    return x @ w\n"},
       {"comments and docstrings", sig + "    \"\"\"Doc.\"\"\"\n    # comment\n    return x @ w  # trailing\n",
        sig + "    return x @ w\n"},
+      {"if on a constant: only the branch taken is built",
+       sig + "    if 2 > 1:\n        y = x * 2\n    else:\n        y = np.log(x)\n    return y @ w\n",
+       sig + "    return (x * 2) @ w\n"},
+      {"elif chain on a constant size difference",
+       sig + "    if x.shape[1] == w.shape[0] + 1:\n        return x\n    elif x.shape[1] == w.shape[0]:\n"
+             "        return x @ w\n    return w\n",
+       sig + "    return x @ w\n"},
+      {"return inside a branch ends the kernel", sig + "    if True:\n        return x @ w\n    return x\n",
+       sig + "    return x @ w\n"},
+      {"conditional expression", sig + "    k = 3 if x.ndim == 2 else 4\n    return (x @ w) * k\n",
+       sig + "    return (x @ w) * 3\n"},
+      {"and, or, not, is None",
+       sig + "    b = None\n    s = 2.0 if (b is None and not False) or 1 > 2 else 1.0\n"
+             "    t = b if b is not None else 0.5\n    return (x @ w) * s + t\n",
+       sig + "    return (x @ w) * 2.0 + 0.5\n"},
+      {"local annotations", sig + "    y: \"f32[M, K]\" = x @ w\n    z: np.ndarray = y * 2\n    return z\n",
+       sig + "    return (x @ w) * 2\n"},
+      {"np.var and np.std (ddof=0)",
+       sig + "    return np.std(x, axis=1, keepdims=True) + x.var(axis=-1, keepdims=True)\n",
+       sig + "    m = np.mean(x, axis=1, keepdims=True)\n    v = np.mean((x - m) * (x - m), axis=1, keepdims=True)\n"
+             "    return np.sqrt(v) + v\n"},
+      {"np.clip", sig + "    return np.clip(x, -1.0, 2.0) + x.clip(None, 3)\n",
+       sig + "    return np.minimum(np.maximum(x, -1.0), 2.0) + np.minimum(x, 3)\n"},
+      {"np.power with a constant exponent", sig + "    return np.power(x, 3)\n", sig + "    return x ** 3\n"},
+      {"astype and np.float32 in an f32 kernel", sig + "    return x.astype(np.float32) * np.float32(0.5)\n",
+       sig + "    return x * 0.5\n"},
+      {"math constants and functions fold",
+       "import math\n" + sig + "    return x * math.sqrt(2.0 / math.pi) + math.e + math.exp(0.0)\n",
+       sig + "    return x * np.sqrt(2.0 / np.pi) + np.e + 1.0\n"},
+      {"products in annotations split and merge by reshape",
+       kImport + "def f(x: \"f32[S, 3*D]\", w: \"f32[H*S]\"):\n    return x.reshape(x.shape[0], 3, -1)\n",
+       kImport + "def f(x: \"f32[S, 3*D]\", w: \"f32[H*S]\"):\n    return x.reshape(x.shape[0], 3, x.shape[1] // 3)\n"},
+      {"lambda and nested def inlined",
+       sig + "    act = lambda z, c=2.0: z * c\n    def proj(a):\n        return act(a) @ w\n    return proj(x)\n",
+       sig + "    return (x * 2.0) @ w\n"},
+      {"nested def closes over a local",
+       sig + "    s = 3.0\n    def scaled(a):\n        return a * s\n    return scaled(x @ w)\n",
+       sig + "    return (x @ w) * 3.0\n"},
+      {"np.add, np.multiply from the op table", sig + "    return np.multiply(np.add(x @ w, 1.0), 2.0)\n",
+       sig + "    return ((x @ w) + 1.0) * 2.0\n"},
   };
   for (const SameIrRow& row : rows) {
     const std::string expected = ir_text(row.second);
@@ -420,6 +460,53 @@ TEST(ParserTest, KernelMetadata) {
   EXPECT_FALSE(single.kernel.returns_tuple);
   EXPECT_FALSE(single.kernel.declared_results.has_value());
   EXPECT_TRUE(single.size_presets.empty());
+}
+
+// Non-tensor parameters: fixed when the kernel is built, from the default or
+// a given value; listed in the signature, so two values never print alike.
+TEST(ParserTest, NonTensorParametersAreFixedWhenBuilt) {
+  const std::string text = kImport +
+                           "def f(x: \"f32[M]\", eps: float = 1e-5, n: int = 2, flag: bool = True, b=None, c=3):\n"
+                           "    y = x * n + eps\n"
+                           "    if flag:\n        y = -y\n"
+                           "    return y if b is None else y * c\n";
+  ir::Program p = compile(text);
+  ASSERT_EQ(p.kernel.params.size(), 1u);
+  ASSERT_EQ(p.kernel.settings.size(), 5u);
+  std::string values;
+  for (const ir::Setting& s : p.kernel.settings) values += s.name + "=" + s.value + " ";
+  EXPECT_EQ(values, "eps=1e-05 n=2 flag=True b=None c=3 ");
+  EXPECT_NE(ir::print_function(p.kernel).find("kernel f(x: f32[M], eps=1e-05, n=2, flag=True, b=None, c=3)"),
+            std::string::npos)
+      << ir::print_function(p.kernel);
+  EXPECT_NE(ir::print_function(p.kernel).find("neg("), std::string::npos);
+
+  ParamValues given = {{"eps", {"0.5", {}}}, {"n", {"3", {}}}, {"flag", {"False", {}}}, {"c", {"4", {}}}};
+  ir::Program q = compile_source(source(text), std::nullopt, {}, given);
+  values.clear();
+  for (const ir::Setting& s : q.kernel.settings) values += s.name + "=" + s.value + " ";
+  EXPECT_EQ(values, "eps=0.5 n=3 flag=False b=None c=4 ");
+  EXPECT_EQ(ir::print_function(q.kernel).find("neg("), std::string::npos) << ir::print_function(q.kernel);
+  EXPECT_NE(ir::print_function(p.kernel), ir::print_function(q.kernel));
+
+  // An int default given to a float parameter is a float, as in Python.
+  ir::Program r = compile(kImport + "def f(x: \"f32[M]\", s: float = 2):\n    return x * s\n");
+  EXPECT_EQ(r.kernel.settings.at(0).value, "2.0");
+
+  const std::vector<std::pair<ParamValues, std::string>> bad = {
+      {{{"n", {"2.5", {}}}}, "'2.5' is not a valid int for parameter 'n'"},
+      {{{"flag", {"yes", {}}}}, "'yes' is not a valid bool for parameter 'flag'"},
+      {{{"eps", {"nan", {}}}}, "'nan' is not a valid float for parameter 'eps'"},
+      {{{"x", {"1", {}}}}, "kernel 'f' has no non-tensor parameter named 'x'"},
+  };
+  for (const auto& [values_given, expected] : bad) {
+    try {
+      compile_source(source(text), std::nullopt, {}, values_given);
+      ADD_FAILURE() << "accepted; expected: " << expected;
+    } catch (const UserError& e) {
+      EXPECT_NE(e.format().find(expected), std::string::npos) << e.format();
+    }
+  }
 }
 
 TEST(ParserTest, EntryChoosesTheKernel) {
@@ -500,23 +587,37 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:3:5: error: 'for' loops are not supported: a kernel is a dataflow graph"},
       {"while loop", k + "def f(x: \"f32[M]\"):\n    while x:\n        pass\n    return x\n",
        "t.py:3:5: error: 'while' loops are not supported"},
-      {"if statement", k + "def f(x: \"f32[M]\"):\n    if x:\n        x = x\n    return x\n",
-       "t.py:3:5: error: 'if' statements are not supported: a kernel is a dataflow graph (use np.where)"},
+      {"if on tensor data", k + "def f(x: \"f32[M]\"):\n    if x:\n        x = x\n    return x\n",
+       "t.py:3:8: error: this condition depends on tensor data, which is not known when the kernel is built; "
+       "choose element by element with np.where(cond, a, b)"},
+      {"if on a symbolic size", k + "def f(x: \"f32[M]\"):\n    if x.shape[0] == 4:\n        x = -x\n    return x\n",
+       "t.py:3:19: error: this comparison of the sizes M and 4 is not known when the kernel is built"},
+      {"elif without if", k + "def f(x: \"f32[M]\"):\n    elif x:\n        x = x\n    return x\n",
+       "t.py:3:5: error: 'elif' without a matching 'if'"},
+      {"local annotation mismatch", k + "def f(x: \"f32[M]\"):\n    y: \"f32[M, 1]\" = x\n    return y\n",
+       "t.py:3:8: error: the value is f32[M] but the annotation says f32[M, 1]"},
+      {"local annotation without value", k + "def f(x: \"f32[M]\"):\n    y: \"f32[M]\"\n    return x\n",
+       "t.py:3:16: error: an annotated name needs a value"},
+      {"annotated non-name", k + "def f(x: \"f32[M]\"):\n    x[0]: \"f32[]\" = x\n    return x\n",
+       "error: only a plain name can be annotated"},
       {"class", "class A:\n    pass\n", "t.py:1:1: error: classes are not supported"},
-      {"lambda", k + "def f(x: \"f32[M]\"):\n    g = lambda a: a\n    return x\n",
-       "t.py:3:9: error: lambda is not supported"},
-      {"conditional expression", k + "def f(x: \"f32[M]\"):\n    return x if x else x\n",
-       "t.py:3:14: error: conditional expressions are not supported; use np.where"},
+      {"lambda called with too many arguments", k + "def f(x: \"f32[M]\"):\n    g = lambda a: a\n    return g(x, x)\n",
+       "error: <lambda>() takes 1 positional argument but 2 were given"},
+      {"lambda recursion", k + "def f(x: \"f32[M]\"):\n    def g(a):\n        return g(a)\n    return g(x)\n",
+       "error: recursive call to 'g'"},
+      {"conditional expression on tensor data", k + "def f(x: \"f32[M]\"):\n    return x if x else x\n",
+       "t.py:3:17: error: this condition depends on tensor data"},
       {"chained comparison", k + "def f(x: \"f32[M]\"):\n    return np.where(0 < x < 1, x, 0.0)\n",
        "t.py:3:27: error: chained comparisons are not supported"},
-      {"boolean operator", k + "def f(x: \"f32[M]\"):\n    return x and x\n",
-       "t.py:3:14: error: boolean operator 'and' is not supported"},
+      {"boolean operator on tensors", k + "def f(x: \"f32[M]\"):\n    return x and x\n",
+       "t.py:3:12: error: this condition depends on tensor data"},
       {"walrus", k + "def f(x: \"f32[M]\"):\n    return (y := x)\n", "t.py:3:15: error: expected ')', found ':='"},
       {"from import", "from numpy import exp\n", "t.py:1:1: error: 'from ... import' is not supported"},
       {"import of another module", "import torch\ndef f(x: \"f32[M]\"):\n    return x\n",
-       "t.py:1:8: error: only numpy can be imported ('import numpy as np'), not 'torch'"},
-      {"nested def", k + "def f(x: \"f32[M]\"):\n    def g(a):\n        return a\n    return x\n",
-       "t.py:3:5: error: nested functions are not supported; define helpers at the top level"},
+       "t.py:1:8: error: only numpy and math can be imported ('import numpy as np'), not 'torch'"},
+      {"nested def sees only names defined before it",
+       k + "def f(x: \"f32[M]\"):\n    def g(a):\n        return a * later\n    later = 2.0\n    return g(x)\n",
+       "t.py:4:20: error: unknown name 'later'"},
       {"star parameter", k + "def f(*x):\n    return x\n", "t.py:2:7: error: '*' in a parameter list is not supported"},
       {"duplicate parameter", k + "def f(x: \"f32[M]\", x: \"f32[M]\"):\n    return x\n",
        "t.py:2:20: error: duplicate parameter 'x'"},
@@ -529,16 +630,20 @@ TEST(ParserTest, RejectsBadPrograms) {
       // Annotations
       {"missing annotation", k + "def f(x):\n    return x\n",
        "t.py:2:7: error: kernel parameter 'x' needs a type annotation string such as \"f32[M, N]\""},
-      {"non-string annotation", k + "def f(x: int):\n    return x\n",
-       "t.py:2:10: error: kernel parameter 'x' needs a type annotation"},
+      {"int parameter without default", k + "def f(x: int):\n    return x\n",
+       "t.py:2:7: error: kernel parameter 'x: int' needs a default value"},
+      {"non-tensor annotation", k + "def f(x: list):\n    return x\n",
+       "t.py:2:10: error: kernel parameter 'x' needs a tensor annotation string"},
       {"unknown dtype", k + "def f(x: \"f64[M]\"):\n    return x\n",
        "t.py:2:11: error: unknown dtype 'f64' in annotation \"f64[M]\" (Axon supports f32, bf16 and f16)"},
       {"zero dimension", k + "def f(x: \"f32[M, 0]\"):\n    return x\n",
-       "t.py:2:18: error: dimension '0' must be a positive integer or a size name"},
+       "t.py:2:18: error: dimension '0' must be a positive integer, a size name, or a product or sum of them"},
       {"empty dimension", k + "def f(x: \"f32[M,,N]\"):\n    return x\n",
        "t.py:2:17: error: empty dimension in annotation"},
-      {"expression dimension", k + "def f(x: \"f32[M*2]\"):\n    return x\n",
-       "t.py:2:15: error: dimension 'M*2' must be a positive integer or a size name"},
+      {"division in a dimension", k + "def f(x: \"f32[M//2]\"):\n    return x\n",
+       "t.py:2:15: error: dimension 'M//2' must be a positive integer, a size name, or a product or sum of them"},
+      {"dimension that is not positive", k + "def f(x: \"f32[2-3]\"):\n    return x\n",
+       "t.py:2:15: error: dimension '2-3' must be a positive integer"},
       {"annotation without brackets", k + "def f(x: \"f32\"):\n    return x\n",
        "t.py:2:10: error: annotation \"f32\" must look like \"f32[M, N]\""},
       {"return annotation mismatch", k + "def f(x: \"f32[M, N]\") -> \"f32[N, M]\":\n    return x\n",
@@ -558,8 +663,14 @@ TEST(ParserTest, RejectsBadPrograms) {
        "t.py:2:12: error: name 'np' is not defined; add 'import numpy as np'"},
       {"unsupported numpy function", k + "def f(x: \"f32[M]\"):\n    return np.fft(x)\n",
        "t.py:3:15: error: np.fft is not supported"},
-      {"unsupported method", k + "def f(x: \"f32[M]\"):\n    return x.astype(np.float32)\n",
-       "t.py:3:14: error: tensors have no attribute 'astype' in Axon's NumPy subset"},
+      {"unsupported method", k + "def f(x: \"f32[M]\"):\n    return x.flatten()\n",
+       "t.py:3:14: error: tensors have no attribute 'flatten' in Axon's NumPy subset"},
+      {"astype of bf16", k + "def f(x: \"bf16[M]\"):\n    return x.astype(np.float32)\n",
+       "error: .astype: converting a bf16[M] tensor to float32 is not supported yet"},
+      {"np.sin", k + "def f(x: \"f32[M]\"):\n    return np.sin(x)\n",
+       "t.py:3:15: error: np.sin is not supported: the prover and the targets have no sine yet"},
+      {"math on a tensor", "import math\n" + k + "def f(x: \"f32[M]\"):\n    return math.exp(x)\n",
+       "error: math.exp() takes a number, not a tensor f32[M]; use np.exp on tensors"},
       {"broadcast mismatch", k + "def f(x: \"f32[M]\", y: \"f32[N]\"):\n    return x + y\n",
        "t.py:3:14: error: cannot broadcast shapes f32[M] and f32[N]"},
       {"matmul mismatch", k + "def f(x: \"f32[M, K]\", y: \"f32[N, K]\"):\n    return x @ y\n",

@@ -1,0 +1,6 @@
+# expect: 5:15: error: dimension '3*' must be a positive integer, a size name, or a product or sum of them
+import numpy as np
+
+
+def k(x: "f32[3*, N]"):
+    return x
