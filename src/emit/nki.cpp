@@ -809,6 +809,19 @@ class NkiEmitter {
     });
   }
 
+  // The loops of a row group (D loops, free f, partition p) and of a
+  // contraction beside it other than rows and row: each one's outer loops, in
+  // order (they must pair up one to one).
+  // m and n are the contraction's output loops.
+  static std::pair<std::vector<int>, std::vector<int>> outer_loops(int D, int f, int p, const Stage& con, int m, int n) {
+    std::vector<int> group, contraction;
+    for (int d = 0; d < D; ++d)
+      if (d != f && d != p) group.push_back(d);
+    for (int d = 0; d < static_cast<int>(con.extents.size()); ++d)
+      if (!con.reduced[static_cast<size_t>(d)] && d != m && d != n) contraction.push_back(d);
+    return {group, contraction};
+  }
+
   // The buffer a row group hands to the contraction right after it, in SBUF:
   // the group writes it whole, row by row (rows on the contraction's m,
   // along the free axis its k), nothing else reads it, and the contraction
@@ -851,11 +864,7 @@ class NkiEmitter {
     // The same elements: rows (p) on m, the row (f) on k, the outer loops in order.
     auto extent = [](const Stage& st, int d) { return st.extents[static_cast<size_t>(d)]; };
     auto stride = [](const Access& a, int d) { return a.strides[static_cast<size_t>(d)]; };
-    std::vector<int> outer_g, outer_c;
-    for (int d = 0; d < D; ++d)
-      if (d != f && d != p) outer_g.push_back(d);
-    for (int d = 0; d < static_cast<int>(con.extents.size()); ++d)
-      if (!con.reduced[static_cast<size_t>(d)] && d != shape->m && d != shape->n) outer_c.push_back(d);
+    auto [outer_g, outer_c] = outer_loops(D, f, p, con, shape->m, shape->n);
     if (outer_g.size() != outer_c.size()) return std::nullopt;
     for (size_t i = 0; i < con.leaves.size(); ++i) {
       const Access& a = con.leaves[i];
@@ -892,11 +901,7 @@ class NkiEmitter {
     if (p < 0 || f < 0) return std::nullopt;
     auto extent = [](const Stage& st, int d) { return st.extents[static_cast<size_t>(d)]; };
     auto stride = [](const Access& a, int d) { return a.strides[static_cast<size_t>(d)]; };
-    std::vector<int> outer_g, outer_c;
-    for (int d = 0; d < D; ++d)
-      if (d != f && d != p) outer_g.push_back(d);
-    for (int d = 0; d < static_cast<int>(con.extents.size()); ++d)
-      if (!con.reduced[static_cast<size_t>(d)] && d != shape->m && d != shape->n) outer_c.push_back(d);
+    auto [outer_g, outer_c] = outer_loops(D, f, p, con, shape->m, shape->n);
     if (outer_g.size() != outer_c.size()) return std::nullopt;
     const Access& out = con.out;
     bool read = false;
@@ -955,11 +960,7 @@ class NkiEmitter {
     // outer loops in order, n (its own loop) left to the caller.
     auto block_of = [&](size_t c, const TensorShape& shape, const Block& b) {
       const Stage& con = plan_.stages[c];
-      std::vector<int> outer_g, outer_c;
-      for (int d = 0; d < r.D; ++d)
-        if (d != r.f && d != r.p) outer_g.push_back(d);
-      for (int d = 0; d < static_cast<int>(con.extents.size()); ++d)
-        if (!con.reduced[static_cast<size_t>(d)] && d != shape.m && d != shape.n) outer_c.push_back(d);
+      auto [outer_g, outer_c] = outer_loops(r.D, r.f, r.p, con, shape.m, shape.n);
       Block cb;
       cb.axes.resize(con.extents.size());
       cb.axes[static_cast<size_t>(shape.m)] = Axis{Axis::Partition, b.axes[static_cast<size_t>(r.p)].start};
