@@ -449,8 +449,40 @@ class View(TileOps):
             return _open_mesh(self.key, len(self.shape))
         return self.key
 
+    def _as_slices(self):
+        """The view's index as basic slices when it is one (each index array an increasing
+        arithmetic progression along its own axis: `x[i * 128 + ip, jf]`), else None. Indexing
+        with slices reads and writes the same elements as the arrays, without a gather."""
+        arrays = self.key
+        rank = len(self.shape)
+        if len(arrays) != rank or self.tensor.storage.ndim != rank:
+            return None
+        slices = []
+        for axis, index in enumerate(arrays):
+            index = np.asarray(index)
+            n = self.shape[axis]
+            if index.ndim != rank or index.size != n or (n > 1 and index.shape[axis] != n):
+                return None
+            line = index.reshape(-1)
+            first = int(line[0])
+            step = int(line[1]) - first if n > 1 else 1
+            if step < 1 or (n > 2 and not np.array_equal(np.diff(line), np.full(n - 1, step))):
+                return None
+            slices.append(slice(first, first + step * (n - 1) + 1, step))
+        return tuple(slices)
+
     def _checked_index(self, valid):
         tensor = self.tensor
+        if valid is None:
+            slices = self._as_slices()
+            if slices is not None:
+                for axis, s in enumerate(slices):
+                    size = tensor.shape[axis]
+                    if s.start < 0 or s.stop - 1 >= size:
+                        fail("R20", "out-of-bound access to %s on dimension %d: index range [%d, %d] "
+                             "exceeds dimension size %d (use a mask)"
+                             % (describe(tensor), axis, s.start, s.stop - 1, size))
+                return slices
         arrays = np.broadcast_arrays(*self._arrays())
         clipped = []
         for axis, index in enumerate(arrays):
