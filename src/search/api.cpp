@@ -233,6 +233,7 @@ std::string details_text(const SearchResult& r, const std::string& out) {
       << std::setprecision(3) << r.numpy.median / best.seconds << "x faster\n";
   else
     t << "NumPy: not timed (" << r.numpy.why_not << ")\n";
+  for (const BaselineTime& b : r.baselines) t << "baseline " << baseline_text(r, b) << "\n";
   if (best.variant == 0 || !r.variant_proof) {
     t << "rewrites: none (the program as written; " << r.variants.proved << " rewrite(s) proved while exploring)\n";
   } else {

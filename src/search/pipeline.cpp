@@ -164,6 +164,8 @@ class Search::Impl {
         "proof", [&] { prove_variant(); }, result_.phases.algebra);
     stage(
         "numpy", [&] { time_numpy_baseline(); }, result_.phases.numpy);
+    stage(
+        "baselines", [&] { time_baselines(); }, result_.phases.baselines);
     return true;
   }
 
@@ -418,6 +420,38 @@ class Search::Impl {
       debug_dump(1, "numpy", "median " + ms(result_.numpy.median) + " ms");
     else
       debug_dump(1, "numpy", result_.numpy.why_not);
+  }
+
+  // The target's baseline kernels for the program as written, each checked
+  // against the reference and timed like the candidates. A baseline that
+  // fails is reported as such; it never stops the search.
+  void time_baselines() {
+    const ir::Function& original = result_.variants.functions.at(0);
+    tile::PlanOptions unfused;
+    unfused.fuse_elementwise = false;
+    tile::Plan plan = tile::plan_function(original, result_.dims, unfused);
+    for (const Baseline& b : target_.baselines(plan, original)) {
+      BaselineTime t;
+      t.name = b.name;
+      t.label = b.label;
+      std::string dir = (fs::path(work_) / ("baseline-" + b.name)).string();
+      Built built = target_.compile_alone(*b.kernel, dir);
+      if (!built.ok) {
+        t.why_not = "it does not compile: " + built.log;
+      } else {
+        tune::RunResult ran = target_.run(*b.kernel, built.artifact, spec(true));
+        if (ran.status != tune::RunResult::Status::Ok) {
+          t.why_not = ran.message;
+        } else if (eval::BoundCheck checked = eval::check_within_bound(ran.outputs, reference_.want); !checked.ok) {
+          t.why_not = "wrong result: " + checked.text();
+        } else {
+          t.measured = true;
+          t.seconds = ran.median();
+        }
+      }
+      debug_dump(1, "baselines", b.name + ": " + (t.measured ? ms(t.seconds) + " ms" : t.why_not));
+      result_.baselines.push_back(std::move(t));
+    }
   }
 
   // ---- the output ----

@@ -54,12 +54,21 @@ std::string space_text(const SearchResult& r) {
 std::string phases_text(const PhaseTimes& t) {
   std::ostringstream r;
   r << std::setprecision(3) << "algebra " << t.algebra << ", lowering, proofs and cost model " << t.lowering
-    << ", reference " << t.reference << ", compile " << t.compile << ", measurement " << t.measure << ", total "
-    << t.total;
+    << ", reference " << t.reference << ", compile " << t.compile << ", measurement " << t.measure
+    << (t.baselines > 0 ? ", baselines " : "");
+  if (t.baselines > 0) r << t.baselines;
+  r << ", total " << t.total;
   return r.str();
 }
 
 }  // namespace
+
+std::string baseline_text(const SearchResult& r, const BaselineTime& b) {
+  if (!b.measured) return b.name + " (" + b.label + "): not timed (" + b.why_not + ")";
+  std::string t = b.name + " (" + b.label + "): " + score_text(r, b.seconds);
+  if (r.best && r.best->seconds > 0) t += "; the kernel is " + number(b.seconds / r.best->seconds, 3) + "x faster";
+  return t;
+}
 
 std::string score_text(const SearchResult& r, double seconds) {
   if (r.scoring.empty()) return "median " + ms(seconds) + " ms";
@@ -117,6 +126,7 @@ std::string result_text(const SearchResult& r) {
       << "; largest error " << number(best.max_error, 3) << " of its rounding bound\n"
       << "- how: " << r.scoring
       << (r.timing == "simulated" ? ".\n" : ". No candidate was timed: this target has no timing model yet.\n");
+    for (const BaselineTime& b : r.baselines) t << "- baseline " << baseline_text(r, b) << "\n";
     return t.str();
   }
   t << "- chosen: " << best.name << " (tilings " << best.kernel->tilings() << "): median " << ms(best.seconds)
@@ -251,6 +261,8 @@ std::string report_html(const SearchResult& r) {
                                               : "not timed (" + r.numpy.why_not + ")"},
       {"phases (s)", phases_text(r.phases)},
       {"candidate space", space_text(r)}};
+  for (const BaselineTime& b : r.baselines)
+    h.facts.insert(h.facts.end() - 2, {"baseline", baseline_text(r, b)});
   for (const Candidate& c : r.candidates)
     h.candidates.push_back({c.name + " [" + c.kernel->tilings() + "]", candidate_status(c), c.measured, c.valid(),
                             &c == &best, c.seconds, c.estimate.seconds, c.rank, c.finished_at});
@@ -324,6 +336,23 @@ nlohmann::ordered_json proofs_json(const SearchResult& r) {
 
 }  // namespace
 
+namespace {
+
+nlohmann::ordered_json baselines_json(const SearchResult& r) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  for (const BaselineTime& b : r.baselines) {
+    if (b.measured)
+      j[b.name] = {{"label", b.label},
+                   {"seconds", b.seconds},
+                   {"speedup", r.best && r.best->seconds > 0 ? b.seconds / r.best->seconds : 0.0}};
+    else
+      j[b.name] = {{"label", b.label}, {"not_measured", b.why_not}};
+  }
+  return j;
+}
+
+}  // namespace
+
 std::string search_json(const SearchResult& r) {
   static const Candidate kNone;  // the fields of "chosen" when no candidate was valid
   const Candidate& best = r.best ? *r.best : kNone;
@@ -361,6 +390,7 @@ std::string search_json(const SearchResult& r) {
                                              {"reps", r.numpy.reps},
                                              {"speedup", best.seconds > 0 ? r.numpy.median / best.seconds : 0.0}}
                     : nlohmann::ordered_json{{"not_measured", r.numpy.why_not}}},
+      {"baselines", baselines_json(r)},
       {"proofs", proofs_json(r)},
       {"model_seconds", best.estimate.seconds},
       {"reduction", best.reduction},

@@ -63,6 +63,7 @@ struct PhaseTimes {
   double compile = 0;
   double measure = 0;  // running, validating and timing candidates
   double numpy = 0;    // timing NumPy on the same inputs
+  double baselines = 0;  // the target's baseline kernels
   double total = 0;
 };
 
@@ -82,6 +83,14 @@ struct NumpyTime {
   std::string why_not;  // when not measured
   double median = 0, min = 0, max = 0;
   int reps = 0;
+};
+
+/// A baseline kernel (Target::baselines) timed like the candidates.
+struct BaselineTime {
+  std::string name, label;
+  bool measured = false;
+  double seconds = 0;
+  std::string why_not;  // when not measured
 };
 
 struct SearchResult {
@@ -105,6 +114,7 @@ struct SearchResult {
   const isa::Synthesizer* synth = nullptr;
   Variants variants;  // owns the nodes of every candidate's function
   NumpyTime numpy;
+  std::vector<BaselineTime> baselines;  // the target's, timed on the same program, sizes and inputs
   std::optional<smt::ProofResult> variant_proof;  // the program == the chosen variant (when it is one)
   std::string cache_state;                        // "miss" or "off"
   int resumed = 0;
@@ -126,5 +136,8 @@ std::string search_json(const SearchResult& r);
 /// A candidate's time or score as people read it: "median 1.25 ms", or
 /// "1234 instructions on its busiest engine" when r.scoring says so.
 std::string score_text(const SearchResult& r, double seconds);
+
+/// "naive (what it is): simulated 1.25 ms; the kernel is 3.1x faster".
+std::string baseline_text(const SearchResult& r, const BaselineTime& b);
 
 }  // namespace axon::search

@@ -81,6 +81,14 @@ struct RunSpec {
   bool profile = false;  // with timed: say where the time went (RunResult's profile), if the target can
 };
 
+/// A kernel the search times beside its choice, on the same program, sizes,
+/// inputs and timing, so that the reports can say what the search gained.
+struct Baseline {
+  std::string name;   // the key in search.json ("naive")
+  std::string label;  // what it is, for the reports
+  KernelPtr kernel;
+};
+
 class Target {
  public:
   virtual ~Target() = default;
@@ -107,6 +115,13 @@ class Target {
   /// by the size of this plan's tile space.
   virtual std::vector<KernelPtr> kernels(const tile::Plan& plan, const ir::Function& fn, const PointRequest& request,
                                          double& points) = 0;
+  /// The target's baselines for the program as written (`original`), given
+  /// its plan with every op in its own stage and buffer (`unfused`); none by
+  /// default (a measured target's baseline is NumPy, which the search times).
+  virtual std::vector<Baseline> baselines(const tile::Plan& unfused, const ir::Function& original) {
+    (void)unfused, (void)original;
+    return {};
+  }
   /// A copy of `kernel` with a test-only fault ("crash", "hang", "wrong",
   /// "memory"); null when the target has none.
   virtual KernelPtr with_fault(const TargetKernel& kernel, const std::string& fault) const = 0;

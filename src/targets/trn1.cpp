@@ -146,6 +146,24 @@ class Trn1Target : public search::Target {
   }
   search::KernelPtr with_fault(const search::TargetKernel&, const std::string&) const override { return nullptr; }
 
+  // The naive proxy: what a compiler without Axon's search would do, by the
+  // same emitter, so that it is timed by the same model. It is a proxy, not
+  // the Neuron compiler, and says so wherever it is shown.
+  std::vector<search::Baseline> baselines(const tile::Plan& unfused, const ir::Function& original) override {
+    emit::NkiOptions o;
+    o.fuse_rows = false;
+    o.transpose = emit::NkiOptions::Transpose::Dma;
+    std::vector<std::vector<int64_t>> ins, outs;
+    for (int b : unfused.inputs) ins.push_back(unfused.buffers[static_cast<size_t>(b)].shape);
+    for (int b : unfused.outputs) outs.push_back(unfused.buffers[static_cast<size_t>(b)].shape);
+    emit::NkiKernel k = emit::emit_nki(unfused, original, description_, synth_, o);
+    double e = estimate(k.counts);
+    return {{"naive",
+             "a proxy, not the Neuron compiler: the program as written, one stage per op through HBM, op-by-op "
+             "lowering, transposes by element-strided DMA",
+             std::make_shared<NkiKernel>(std::move(k), ins, outs, e)}};
+  }
+
   // The toolchain: kernel.py is the artifact (Python checks it when it runs).
   std::vector<search::Built> compile(const std::vector<const search::TargetKernel*>& kernels, const std::string& work_dir,
                                      int, const std::function<void()>& progress) override {

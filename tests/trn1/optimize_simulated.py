@@ -2,8 +2,9 @@
 """`axon optimize --target trn1` chooses by the timing model: search.json says
 "timing": "simulated" with the chosen kernel's simulated seconds, every
 measured candidate is valid under the NKI simulator, the chosen one has the
-shortest simulated time of them (report.md's table), and the reports show
-where its time went (engines, a timeline picture, timeline.json)."""
+shortest simulated time of them (report.md's table), the naive proxy is timed
+beside it (search.json's baselines), and the reports show where its time went
+(engines, a timeline picture, timeline.json)."""
 import json
 import pathlib
 import re
@@ -29,6 +30,11 @@ def check(axon, program, dims):
             found.append(f"{program}: no simulated time ({j['median_seconds']!r})")
         if "numpy" in j and "median_seconds" in j["numpy"]:
             found.append(f"{program}: a simulated time compared with NumPy")
+        naive = j.get("baselines", {}).get("naive", {})
+        if not naive.get("seconds", 0) > 0 or "proxy" not in naive.get("label", ""):
+            found.append(f"{program}: no naive proxy timed beside the kernel, labeled a proxy ({naive!r})")
+        elif abs(naive["speedup"] - naive["seconds"] / j["median_seconds"]) > 1e-9 * naive["speedup"]:
+            found.append(f"{program}: the speed-up over the naive proxy is not its time over the kernel's")
         timeline = pathlib.Path(out, "timeline.json")
         if not timeline.exists() or not json.loads(timeline.read_text()).get("traceEvents"):
             found.append(f"{program}: no Chrome trace of the chosen kernel (timeline.json)")
