@@ -1,6 +1,6 @@
 # Axon's entry points. `make demo` and `make test` work on a fresh Debian 12
 # machine: each installs what is missing, builds, then runs.
-.PHONY: all deps bench-env sim-env build demo test test-release test-long test-asan test-python fuzz-smoke fuzz bench bench-quick format clean
+.PHONY: all deps bench-env sim-env build demo test test-release test-long test-asan test-python fuzz-smoke fuzz bench bench-quick bench-trn1 bench-trn1-quick format clean
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 60
@@ -65,6 +65,14 @@ bench: build bench-env
 
 bench-quick: build bench-env
 	./build/axon bench --quick $(BENCH_ARGS)
+
+# The trn1 benchmark: every time simulated by the trn1 timing model
+# (bench/results/trn1-<date>[-quick].{md,json}).
+bench-trn1: build sim-env
+	./build/axon bench --target trn1 $(BENCH_ARGS)
+
+bench-trn1-quick: build sim-env
+	./build/axon bench --target trn1 --quick $(BENCH_ARGS)
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')

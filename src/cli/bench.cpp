@@ -39,8 +39,38 @@ fs::path source_dir() {
   return AXON_SOURCE_DIR;
 }
 
+// The simulator's virtual environment (scripts/sim-env.sh makes it).
+std::string sim_python(const fs::path& root) {
+  const char* venv = std::getenv("AXON_SIM_VENV");
+  return ((venv && *venv ? fs::path(venv) : root / ".sim-venv") / "bin/python").string();
+}
+
+// The trn1 benchmark: the same kernels, every contestant timed by the trn1
+// timing model on the NKI simulator's traces (bench/harness/trn1.py).
+int bench_trn1(const Word& command, const ParsedArgs& args, const fs::path& root) {
+  fs::path driver = root / "bench/harness/trn1.py";
+  if (!fs::exists(driver))
+    throw UserError(command.loc, "the benchmark is not here: " + driver.string() +
+                                     " does not exist (set AXON_SOURCE_DIR to an Axon checkout)");
+  if (int rc = spawn({(root / "scripts/sim-env.sh").string()}))
+    throw UserError(command.loc, "the NKI simulator's Python environment could not be set up (scripts/sim-env.sh exited " +
+                                     std::to_string(rc) + ")");
+  fs::path exe = fs::read_symlink("/proc/self/exe");
+  std::vector<std::string> argv = {sim_python(root), driver.string(), "--axon", exe.string()};
+  if (args.has("--quick")) argv.push_back("--quick");
+  for (const char* option : {"--out", "--preset", "--dims", "--seed", "--cache", "--work"})
+    if (std::optional<std::string> v = option_text(args, option)) argv.insert(argv.end(), {option, *v});
+  for (const Word& k : args.positional) argv.push_back(k.text);
+  return spawn(argv);
+}
+
 int bench(const Word& command, const ParsedArgs& args) {
   fs::path root = source_dir();
+  if (std::optional<std::string> target = option_text(args, "--target")) {
+    if (*target == "trn1") return bench_trn1(command, args, root);
+    if (*target != "cpu")
+      throw UserError(command.loc, "axon bench --target takes cpu or trn1, not '" + *target + "'");
+  }
   fs::path driver = root / "bench/harness/run.py";
   if (!fs::exists(driver))
     throw UserError(command.loc, "the benchmark is not here: " + driver.string() +
@@ -93,8 +123,13 @@ const Command& bench_command() {
       "streaming-copy bandwidth first. Writes bench/results/<machine>-<date>.{md,json,svg}.\n"
       "The first run creates a Python virtual environment (scripts/bench-env.sh: PyTorch, JAX and NumPy\n"
       "pinned in bench/requirements.txt, about 4 GB from PyPI) at $AXON_BENCH_VENV or <source>/.bench-venv.\n"
-      "The full suite took 27 minutes on a 2-core machine; --quick 9.\n",
-      {{"--quick", "", "no ablations, 2 variants per search, 10 rounds"},
+      "The full suite took 27 minutes on a 2-core machine; --quick 9.\n\n"
+      "With --target trn1: Axon's NKI kernels against the naive proxy (one stage per op through HBM;\n"
+      "not the Neuron compiler) and the hand-written NKI kernels of bench/nki, with the ablations, every\n"
+      "time simulated by the trn1 timing model on the NKI simulator's traces; also the paper's effects.\n"
+      "Writes bench/results/trn1-<date>[-quick].{md,json}. Uses <source>/.sim-venv (scripts/sim-env.sh).\n",
+      {{"--target", "T", "cpu (default) or trn1"},
+       {"--quick", "", "no ablations, 2 variants per search, 10 rounds (trn1: 2 variants, 4 candidates)"},
        {"--out", "DIR", "where the results go (default bench/results)"},
        {"--contestants", "LIST",
         "a comma-separated subset: axon, axon_no_algebra, axon_no_fusion,\n"
