@@ -265,6 +265,7 @@ class NkiEmitter {
   std::string hbm_;
   Limits limits_;
   NkiCounts counts_;
+  std::map<std::string, double> busy_ns_;  // each engine's time so far, by the description's costs
   Py body_;
   std::ostringstream views_, constants_;
   std::map<std::string, std::string> columns_;  // value -> the kernel's constant column
@@ -482,6 +483,7 @@ class NkiEmitter {
     }
     fill["result"] = result;
     count(t.instr->engine, blk.trips);
+    busy_ns_[t.instr->engine] += instruction_ns(t, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(t.instr->engine);
     std::string text = isa::fill_emit(t.instr->emit, fill);
     bool column = t.instr->result.type.rank() == 2 && t.instr->result.type.shape[1] == ir::Size(1);
     return Value{text, std::nullopt, column};
@@ -528,7 +530,9 @@ class NkiEmitter {
     for (size_t i = 0; i < leaf_nodes.size(); ++i) done[leaf_nodes[i]->id()] = leaves[i];
     if (auto it = done.find(root->id()); it != done.end()) return it->second;
     if (std::optional<double> c = fold(root)) return Value{number(*c), c, false};
-    isa::Cover cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges());
+    isa::Cover cover = options_.engines == NkiOptions::Engines::Spread
+                           ? isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges(), spread(blk))
+                           : isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges());
     std::function<Value(ir::NodeRef)> emit = [&](ir::NodeRef n) -> Value {
       if (auto it = done.find(n->id()); it != done.end()) return it->second;
       if (std::optional<double> c = fold(n)) return done[n->id()] = Value{number(*c), c, false};
@@ -538,6 +542,42 @@ class NkiEmitter {
       return done[n->id()] = assign(c.tree, args, blk);
     };
     return emit(root);
+  }
+
+  // Engine spreading: every engine may take a step's instructions, and a
+  // filling weighs what it adds to the busiest engine's time so far (the
+  // kernel's time if the engines overlap perfectly), its own time breaking
+  // ties. "So far" counts the expression's nodes already covered (a node that
+  // a larger region later takes in is counted too: a heuristic; the search
+  // times the result).
+  isa::EngineChoice spread(const Block& blk) {
+    auto busy = std::make_shared<std::map<std::string, double>>(busy_ns_);
+    auto add = [this, blk](std::map<std::string, double>& into, const isa::InstrTree& t) {
+      double own = 0;
+      std::function<void(const isa::InstrTree&)> walk = [&](const isa::InstrTree& x) {
+        if (!x.instr) return;
+        double ns = instruction_ns(x, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(x.instr->engine);
+        into[x.instr->engine] += ns;
+        own += ns;
+        for (const isa::InstrTree& a : x.args) walk(a);
+      };
+      walk(t);
+      return own;
+    };
+    auto busiest = [](const std::map<std::string, double>& m) {
+      double most = 0;
+      for (const auto& [engine, ns] : m) most = std::max(most, ns);
+      return most;
+    };
+    isa::EngineChoice c;
+    for (const hw::Engine& e : target_.engines) c.engines.push_back(e.name);
+    c.weigh = [busy, add, busiest](const isa::InstrTree& t) {
+      std::map<std::string, double> after = *busy;
+      double own = add(after, t);
+      return (busiest(after) - busiest(*busy)) + 1e-3 * own;
+    };
+    c.chosen = [busy, add](const isa::InstrTree& t) { add(*busy, t); };
+    return c;
   }
 
   // ---- loads and stores ----
@@ -1398,6 +1438,21 @@ class NkiEmitter {
   // each instruction's initiation interval in its engine's cycles.
   double nanoseconds(const isa::InstrTree& t, const ir::Dims& sizes) const {
     if (!t.instr) return 0;
+    double ns = instruction_ns(t, sizes);
+    for (const isa::InstrTree& a : t.args) ns += nanoseconds(a, sizes);
+    return ns;
+  }
+
+  // How many instructions an engine runs at once (DMA queues).
+  double units(const std::string& engine) const {
+    for (const hw::Engine& e : target_.engines)
+      if (e.name == engine) return std::max(1, e.units);
+    return 1;
+  }
+
+  // The time of a tree's top instruction alone.
+  double instruction_ns(const isa::InstrTree& t, const ir::Dims& sizes) const {
+    if (!t.instr) return 0;
     ir::Dims at;
     for (const auto& [name, size] : t.sizes) at[name] = size.evaluate(sizes).value_or(1);
     double cycles = 1e9;
@@ -1409,9 +1464,7 @@ class NkiEmitter {
     double ghz = 1;
     for (const hw::Engine& e : target_.engines)
       if (e.name == t.instr->engine) ghz = e.clock_ghz;
-    double ns = cycles / ghz;
-    for (const isa::InstrTree& a : t.args) ns += nanoseconds(a, sizes);
-    return ns;
+    return cycles / ghz;
   }
 };
 

@@ -30,6 +30,11 @@ struct NkiOptions {
   /// engine, or read by a transposing DMA; by default whichever the
   /// description's costs say is cheaper at the tile's size.
   enum class Transpose { Cheaper, TensorEngine, Dma } transpose = Transpose::Cheaper;
+  /// The engine of each element-wise step: the cheapest proved instructions
+  /// wherever they run, or spread: each step's instructions on the engines
+  /// that leave the kernel's busiest engine least busy so far (by the
+  /// description's costs), so that Vector, Scalar and GpSimd work in parallel.
+  enum class Engines { Cheapest, Spread } engines = Engines::Cheapest;
 };
 
 /// What the kernel executes at its sizes, counted from the emitted loops.

@@ -114,24 +114,31 @@ class Coverer {
           if (columns && (!constants || n->type().rank() < 2)) continue;
           std::vector<ir::NodeRef> cut;
           Spec spec = region_spec(n, f, cut, columns);
-          std::optional<Lowering> lowering = synth_.lower(spec);
-          if (!lowering) continue;
-          double cost = lowering->tree.cost;
-          for (ir::NodeRef c : cut)
-            if (cover.choice.count(c->id())) cost += cover.choice.at(c->id()).cost;
-          if (cost < best.cost) best = CoverChoice{lowering->tree, cut, cost};
+          std::vector<std::set<std::string>> restrictions{{}};
+          for (const std::string& e : choice.engines) restrictions.push_back({e});
+          for (const std::set<std::string>& engines : restrictions) {
+            spec.engines = engines;
+            std::optional<Lowering> lowering = synth_.lower(spec);
+            if (!lowering) continue;
+            double cost = choice.weigh ? choice.weigh(lowering->tree) : lowering->tree.cost;
+            for (ir::NodeRef c : cut)
+              if (cover.choice.count(c->id())) cost += cover.choice.at(c->id()).cost;
+            if (cost < best.cost) best = CoverChoice{lowering->tree, cut, cost};
+          }
         }
       }
       if (!best.tree.instr && best.tree.leaf < 0)
         throw UserError(loc, std::string("the target has no instruction that computes '") + ir::op_name(n->op()) +
                                  "' here (no proved lowering of " + ir::op_name(n->op()) + " on " + n->type().str() +
                                  " tiles)");
+      if (choice.chosen) choice.chosen(best.tree);
       cover.choice[n->id()] = std::move(best);
     }
     return cover;
   }
 
   std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+  EngineChoice choice;
 
  private:
   ir::NodeRef root_;
@@ -146,6 +153,14 @@ Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& 
                        const std::map<std::string, std::pair<int64_t, int64_t>>& ranges) {
   Coverer coverer(root, space, synth);
   coverer.ranges = ranges;
+  return coverer.run(loc);
+}
+
+Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc,
+                       const std::map<std::string, std::pair<int64_t, int64_t>>& ranges, const EngineChoice& choice) {
+  Coverer coverer(root, space, synth);
+  coverer.ranges = ranges;
+  coverer.choice = choice;
   return coverer.run(loc);
 }
 

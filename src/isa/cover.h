@@ -6,6 +6,7 @@
 // and wins on cost, with no code change.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +34,20 @@ struct Cover {
 /// `ranges` bounds the symbolic sizes of the leaf types (tile sizes).
 Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc,
                        const std::map<std::string, std::pair<int64_t, int64_t>>& ranges = {});
+
+/// How a cover may spread its instructions over engines: each region is also
+/// filled on each engine of `engines` alone, and every filling is weighed by
+/// `weigh` (its cost where the cheapest cover wants tree.cost: a load-aware
+/// cost, say) instead of its throughput alone.
+struct EngineChoice {
+  std::vector<std::string> engines;
+  std::function<double(const InstrTree&)> weigh;
+  /// Told each node's choice as the cover makes it (in topological order), so
+  /// that `weigh` can count the load the expression's earlier nodes add.
+  std::function<void(const InstrTree&)> chosen;
+};
+Cover cover_expression(ir::NodeRef root, const std::string& space, Synthesizer& synth, const SourceLoc& loc,
+                       const std::map<std::string, std::pair<int64_t, int64_t>>& ranges, const EngineChoice& choice);
 
 /// A stage body (a scalar expression over Input leaves) rebuilt in `into`
 /// over `leaves` (Input i becomes leaves[i]), constants kept, and x ** k

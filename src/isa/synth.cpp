@@ -281,6 +281,7 @@ std::string spec_key(const Spec& spec) {
   for (const std::string& s : spec.leaf_spaces) key += "|" + s;
   for (const auto& [name, range] : spec.ranges)
     key += "|" + name + ":" + std::to_string(range.first) + "-" + std::to_string(range.second);
+  for (const std::string& e : spec.engines) key += "|on:" + e;
   return key;
 }
 
@@ -355,8 +356,9 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
                        spec.leaf_spaces[i],
                        {static_cast<int>(i)}});
   size_t num_leaf_options = options.size();
+  auto allowed = [&](const hw::Instruction& instr) { return spec.engines.empty() || spec.engines.count(instr.engine); };
   for (const hw::Instruction& conv : target_.instructions) {
-    if (conv.operands.size() > 1) continue;
+    if (conv.operands.size() > 1 || !allowed(conv)) continue;
     bool own_only = attrs_name_sizes(conv);
     if (conv.operands.empty()) {
       Binding binding;
@@ -419,7 +421,7 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
   std::vector<Signature> option_sig;
   for (const Option& o : options) option_sig.push_back(tree_sig(o.tree));
   for (const hw::Instruction& instr : target_.instructions) {
-    if (instr.result.space != spec.result_space) continue;
+    if (instr.result.space != spec.result_space || !allowed(instr)) continue;
     if (!within(instr_sig[&instr], spec_sig)) continue;
     bool own_only = attrs_name_sizes(instr);
     size_t k = instr.operands.size();

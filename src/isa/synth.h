@@ -11,6 +11,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ struct Spec {
   std::string result_space;
   std::map<std::string, std::pair<int64_t, int64_t>> ranges;  // symbolic size -> [lo, hi]
   std::string what;                                           // for reports: "add", "load (tail)", ...
+  /// Only trees whose every instruction runs on one of these engines; empty: any.
+  std::set<std::string> engines;
 
   /// Adds leaf Input number leaves.size() with this type and space.
   ir::NodeRef leaf(const ir::TensorType& type, const std::string& space);

@@ -435,8 +435,10 @@ class Search::Impl {
       t.name = b.name;
       t.label = b.label;
       std::string dir = (fs::path(work_) / ("baseline-" + b.name)).string();
-      Built built = target_.compile_alone(*b.kernel, dir);
-      if (!built.ok) {
+      Built built = b.kernel ? target_.compile_alone(*b.kernel, dir) : Built{};
+      if (!b.kernel) {
+        t.why_not = b.why_not;
+      } else if (!built.ok) {
         t.why_not = "it does not compile: " + built.log;
       } else {
         tune::RunResult ran = target_.run(*b.kernel, built.artifact, spec(true));

@@ -86,7 +86,8 @@ struct RunSpec {
 struct Baseline {
   std::string name;   // the key in search.json ("naive")
   std::string label;  // what it is, for the reports
-  KernelPtr kernel;
+  KernelPtr kernel;     // null when the target cannot make it here
+  std::string why_not;  // then why
 };
 
 class Target {

@@ -122,8 +122,9 @@ class Trn1Target : public search::Target {
   std::string timing() const override { return params_ ? "simulated" : "none"; }
 
   // The heuristic kernel (transposes by whichever the description's costs
-  // say is cheaper) and, in the tiling space, each transpose forced (equal
-  // kernels are one to the search).
+  // say is cheaper, each element-wise step's cheapest instructions) and, in
+  // the tiling space, each transpose forced and the element-wise steps spread
+  // over the engines (equal kernels are one to the search).
   std::vector<search::KernelPtr> kernels(const tile::Plan& plan, const ir::Function& fn,
                                          const search::PointRequest& request, double& points) override {
     std::vector<std::vector<int64_t>> ins, outs;
@@ -133,10 +134,15 @@ class Trn1Target : public search::Target {
     using T = emit::NkiOptions::Transpose;
     std::vector<T> transposes{T::Cheaper};
     if (request.tiling_space && !request.default_tiling) transposes.insert(transposes.end(), {T::TensorEngine, T::Dma});
-    for (T t : transposes) {
+    using E = emit::NkiOptions::Engines;
+    std::vector<std::pair<T, E>> points_here;
+    for (T t : transposes) points_here.push_back({t, E::Cheapest});
+    if (request.tiling_space && !request.default_tiling) points_here.push_back({T::Cheaper, E::Spread});
+    for (auto [t, engines] : points_here) {
       emit::NkiOptions o;
       o.fuse_rows = request.fuse_rows;
       o.transpose = t;
+      o.engines = engines;
       points += 1;
       emit::NkiKernel k = emit::emit_nki(plan, fn, description_, synth_, o);
       double e = estimate(k.counts);
@@ -156,12 +162,18 @@ class Trn1Target : public search::Target {
     std::vector<std::vector<int64_t>> ins, outs;
     for (int b : unfused.inputs) ins.push_back(unfused.buffers[static_cast<size_t>(b)].shape);
     for (int b : unfused.outputs) outs.push_back(unfused.buffers[static_cast<size_t>(b)].shape);
-    emit::NkiKernel k = emit::emit_nki(unfused, original, description_, synth_, o);
-    double e = estimate(k.counts);
-    return {{"naive",
-             "a proxy, not the Neuron compiler: the program as written, one stage per op through HBM, op-by-op "
-             "lowering, transposes by element-strided DMA",
-             std::make_shared<NkiKernel>(std::move(k), ins, outs, e)}};
+    search::Baseline naive{"naive",
+                           "a proxy, not the Neuron compiler: the program as written, one stage per op through HBM, "
+                           "op-by-op lowering, transposes by element-strided DMA",
+                           nullptr, ""};
+    try {
+      emit::NkiKernel k = emit::emit_nki(unfused, original, description_, synth_, o);
+      double e = estimate(k.counts);
+      naive.kernel = std::make_shared<NkiKernel>(std::move(k), ins, outs, e);
+    } catch (const UserError& e) {
+      naive.why_not = std::string("it cannot be emitted at these sizes: ") + e.what();
+    }
+    return {naive};
   }
 
   // The toolchain: kernel.py is the artifact (Python checks it when it runs).

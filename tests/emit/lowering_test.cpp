@@ -222,5 +222,45 @@ TEST(Trn1, RowGroupsAndTheirContractionsShareOneNestInSbuf) {
   EXPECT_NE(attention.find("buffer=nl.sbuf)"), std::string::npos) << "700 columns take two PSUM tiles:\n" << attention;
 }
 
+
+// Spreading element-wise steps over the engines: steps that Vector and
+// Scalar can both run (x * a + b with columns a, b: a two-operation
+// tensor_scalar on Vector, or an activation's scale and bias on Scalar), in a
+// kernel whose compute outweighs its DMA, go to whichever engine leaves the
+// busiest one least busy: the cheapest kernel puts every step on Scalar, the
+// spread one moves some to Vector; every lowering is still proved.
+TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "<spread>";
+  file->text =
+      "import numpy as np\n"
+      "def k(x: 'f32[M, N]', a: 'f32[M, 1]', b: 'f32[M, 1]', c: 'f32[M, 1]', d: 'f32[M, 1]') -> 'f32[M, N]':\n"
+      "    y = x * a + b\n"
+      "    y = y * c + d\n"
+      "    y = y * a + d\n"
+      "    y = y * c + b\n"
+      "    y = y * a + b\n"
+      "    y = y * c + d\n"
+      "    return y * y\n";
+  ir::Program program = lang::compile_source(file);
+  hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
+  tile::Plan plan = tile::plan_function(program.kernel, {{"M", 256}, {"N", 2048}});
+  smt::Prover prover;
+  isa::Synthesizer synth(target, prover);
+  emit::NkiOptions cheapest, spread;
+  cheapest.engines = emit::NkiOptions::Engines::Cheapest;
+  spread.engines = emit::NkiOptions::Engines::Spread;
+  emit::NkiKernel a = emit::emit_nki(plan, program.kernel, target, synth, cheapest);
+  emit::NkiKernel b = emit::emit_nki(plan, program.kernel, target, synth, spread);
+  for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << l.spec_text;
+  auto on = [](const emit::NkiKernel& k, const std::string& engine) {
+    return k.counts.instructions.count(engine) ? k.counts.instructions.at(engine) : 0.0;
+  };
+  EXPECT_NE(a.source, b.source);
+  EXPECT_EQ(on(a, "vector") + on(a, "scalar"), on(b, "vector") + on(b, "scalar")) << "the same steps, moved";
+  EXPECT_LT(std::max(on(b, "vector"), on(b, "scalar")), std::max(on(a, "vector"), on(a, "scalar")))
+      << a.source << "\n----\n" << b.source;
+}
+
 }  // namespace
 }  // namespace axon
