@@ -24,6 +24,21 @@ struct Monomial {
 };
 using Poly = std::vector<Monomial>;
 
+// Coefficients are doubles standing for exact reals: two are combined only
+// when the double result is exact (else the normal form would differ from the
+// term by a rounding error, and a false identity could be proved).
+std::optional<double> exact_sum(double a, double b) {
+  double s = a + b, bb = s - a;
+  if ((a - (s - bb)) + (b - bb) != 0 || !std::isfinite(s)) return std::nullopt;
+  return s;
+}
+
+std::optional<double> exact_product(double a, double b) {
+  double p = a * b;
+  if (std::fma(a, b, -p) != 0 || !std::isfinite(p)) return std::nullopt;
+  return p;
+}
+
 bool uses(const TermRef& t, const std::string& var) { return sem::free_names(t).count(var) > 0; }
 
 ir::Op combining_op(ir::Op fold_op) {
@@ -33,15 +48,9 @@ ir::Op combining_op(ir::Op fold_op) {
 bool is_arithmetic(const TermRef& t) {
   if (t->kind == TermKind::Number) return true;
   if (t->kind != TermKind::Apply) return false;
-  switch (t->op) {
-    case ir::Op::Add:
-    case ir::Op::Sub:
-    case ir::Op::Neg:
-    case ir::Op::Mul:
-    case ir::Op::Div: return true;
-    case ir::Op::Pow: return t->number == std::floor(t->number) && t->number >= 1 && t->number <= kMaxUnroll;
-    default: return false;
-  }
+  ir::Op op = t->op;
+  if (op == ir::Op::Pow) return t->number == std::floor(t->number) && t->number >= 1 && t->number <= kMaxUnroll;
+  return op == ir::Op::Add || op == ir::Op::Sub || op == ir::Op::Neg || op == ir::Op::Mul || op == ir::Op::Div;
 }
 
 class Expander {
@@ -84,28 +93,19 @@ class Expander {
   Poly poly(const TermRef& t) {
     if (t->kind == TermKind::Number) return t->number == 0 ? Poly{} : Poly{{t->number, {}}};
     if (!is_arithmetic(t)) return {{1.0, {term(t)}}};
-    switch (t->op) {
-      case ir::Op::Add: {
-        Poly a = poly(t->args[0]), b = poly(t->args[1]);
-        a.insert(a.end(), b.begin(), b.end());
-        return a;
-      }
-      case ir::Op::Sub: {
-        Poly a = poly(t->args[0]), b = scaled(poly(t->args[1]), -1.0);
-        a.insert(a.end(), b.begin(), b.end());
-        return a;
-      }
-      case ir::Op::Neg: return scaled(poly(t->args[0]), -1.0);
-      case ir::Op::Mul: return product(poly(t->args[0]), poly(t->args[1]));
-      case ir::Op::Div: return product(poly(t->args[0]), {{1.0, {sem::apply(ir::Op::Recip, {divisor(t->args[1])})}}});
-      case ir::Op::Pow: {
-        Poly base = poly(t->args[0]), result = base;
-        for (int k = 1; k < static_cast<int>(t->number); ++k) result = product(result, base);
-        return result;
-      }
-      default: break;
+    ir::Op op = t->op;
+    if (op == ir::Op::Add || op == ir::Op::Sub) {
+      Poly a = poly(t->args[0]), b = poly(t->args[1]);
+      if (op == ir::Op::Sub) b = scaled(b, -1.0);
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
     }
-    return {{1.0, {term(t)}}};
+    if (op == ir::Op::Neg) return scaled(poly(t->args[0]), -1.0);
+    if (op == ir::Op::Mul) return product(poly(t->args[0]), poly(t->args[1]));
+    if (op == ir::Op::Div) return product(poly(t->args[0]), {{1.0, {sem::apply(ir::Op::Recip, {divisor(t->args[1])})}}});
+    Poly base = poly(t->args[0]), result = base;  // an integer power
+    for (int k = 1; k < static_cast<int>(t->number); ++k) result = product(result, base);
+    return result;
   }
 
   // A divisor keeps its factors apart (multiplied out, the reciprocal of a
@@ -124,7 +124,8 @@ class Expander {
       TermRef n = term(f);
       Poly p = poly(n);
       if (p.size() == 1) {
-        coefficient *= p[0].coefficient;
+        if (auto c = exact_product(coefficient, p[0].coefficient)) coefficient = *c;
+        else factors.push_back(sem::number(p[0].coefficient));
         factors.insert(factors.end(), p[0].factors.begin(), p[0].factors.end());
       } else {
         factors.push_back(n);
@@ -164,7 +165,9 @@ class Expander {
     Poly result;
     for (const Monomial& x : a)
       for (const Monomial& y : b) {
-        Monomial m{x.coefficient * y.coefficient, x.factors};
+        Monomial m{x.coefficient, x.factors};
+        if (auto c = exact_product(x.coefficient, y.coefficient)) m.coefficient = *c;
+        else m.factors.push_back(sem::number(y.coefficient));
         m.factors.insert(m.factors.end(), y.factors.begin(), y.factors.end());
         result.push_back(std::move(m));
       }
@@ -173,7 +176,7 @@ class Expander {
 
   // Like monomials merged, factors and monomials in a canonical order.
   TermRef build(const Poly& p) {
-    std::map<std::vector<std::string>, std::pair<double, std::vector<TermRef>>> merged;
+    std::map<std::vector<std::string>, std::vector<std::pair<double, std::vector<TermRef>>>> merged;
     for (const Monomial& m : p) {
       std::vector<std::pair<std::string, TermRef>> keyed;
       for (const TermRef& f : m.factors) keyed.push_back({sem::canonical(f), f});
@@ -185,19 +188,26 @@ class Expander {
         key.push_back(k);
         factors.push_back(f);
       }
-      auto [it, fresh] = merged.emplace(key, std::make_pair(m.coefficient, factors));
-      if (!fresh) it->second.first += m.coefficient;
+      auto& entries = merged[key];
+      bool added = false;
+      for (auto& entry : entries)
+        if (auto c = exact_sum(entry.first, m.coefficient)) {
+          entry.first = *c;
+          added = true;
+          break;
+        }
+      if (!added) entries.push_back({m.coefficient, factors});
     }
     TermRef sum;
-    for (const auto& [key, entry] : merged) {
-      const auto& [coefficient, factors] = entry;
+    for (const auto& [key, entries] : merged)
+      for (const auto& [coefficient, factors] : entries) {
       if (coefficient == 0) continue;
       TermRef product;
       for (const TermRef& f : factors) product = product ? sem::apply(ir::Op::Mul, {product, f}) : f;
       if (!product) product = sem::number(coefficient);
       else if (coefficient != 1.0) product = sem::apply(ir::Op::Mul, {sem::number(coefficient), product});
       sum = sum ? sem::apply(ir::Op::Add, {sum, product}) : product;
-    }
+      }
     return sum ? sum : sem::number(0.0);
   }
 

@@ -218,6 +218,7 @@ const std::vector<Row>& rows() {
        "mu = np.mean(x, axis=1)\nreturn np.mean(x * x, axis=1) - mu * mu", Expect::Proved},
       {"np_var_identity", R"(x: "f32[M, N]")", "np.var(x, axis=1)",
        "np.mean(x ** 2, axis=1) - np.mean(x, axis=1) ** 2", Expect::Proved},
+      {"sqrt_of_square_is_abs", R"(x: "f32[M, N]")", "np.sqrt(x * x)", "np.abs(x)", Expect::Proved},
       {"square_vs_pow_in_sqrt_of_sum", R"(x: "f32[M, N]")", "np.sqrt(np.sum(x ** 2, axis=1))",
        "np.sqrt(np.sum(np.square(x), axis=1))", Expect::Proved},
 
@@ -346,6 +347,12 @@ const std::vector<Row>& rows() {
       {"blind_min_times_max", R"(x: "f32[M, N]", y: "f32[M, N]")" BLIND_PARAMS,
        BLIND("np.minimum(x, y) * np.maximum(x, y)"), BLIND("x * x"), Expect::Unrefutable},
       {"blind_x_over_x", R"(x: "f32[M, N]")" BLIND_PARAMS, BLIND("x / x"), BLIND("x * 0.0 + 1.0"),
+       Expect::Unrefutable},
+      // Over the reals 0.1 + 0.2 (the doubles) is not the double 0.30000000000000004;
+      // the normal form merges coefficients only when the double sum is exact.
+      {"coefficients_merge_only_when_exact", R"(x: "f32[M, N]")", "0.1 * x + 0.2 * x", "0.30000000000000004 * x",
+       Expect::Unrefutable},
+      {"coefficients_multiply_only_when_exact", R"(x: "f32[M, N]")", "0.1 * (0.1 * x)", "0.010000000000000002 * x",
        Expect::Unrefutable},
       // A square may be 0: x * x / (x * x) is not 1 there.
       {"blind_square_over_itself", R"(x: "f32[M, N]")" BLIND_PARAMS, BLIND("(x * x) / (x * x)"),
