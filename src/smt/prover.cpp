@@ -381,7 +381,8 @@ std::string obligation_text(const std::vector<Index>& out, const Goal& goal, con
   std::string at;
   for (size_t k = 0; k < out.size(); ++k) at += (k ? ", " : "") + out[k].str();
   std::string text = "unproved obligation: the element [" + at + "] of both results is equal, " +
-                     shortened(sem::str(goal.lhs), 300) + " == " + shortened(sem::str(goal.rhs), 300);
+                     shortened(sem::str(goal.lhs), 300) + " == " + shortened(sem::str(goal.rhs), 300) +
+                     " (tK reads parameter K, counting from 0; $-names are symbolic indices)";
   if (failures.empty()) return text + " (the direct check failed)";
   text += "; not proved: ";
   size_t first = failures.size() > 3 ? failures.size() - 3 : 0;
