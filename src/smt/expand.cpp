@@ -243,6 +243,11 @@ class Expander {
       for (const TermRef& x : p[0].factors) all_dependent = all_dependent && uses(x, var);
       if (all_dependent) return f;  // no law applies
     }
+    // L * c is the sum only for L >= 0 (a fold over a negative length is
+    // empty): without evidence the fold stays as it is.
+    if (!evidently_nonnegative(f->size))
+      for (const Monomial& m : p)
+        if (!depends(m, var)) return f;
     Poly result;
     for (const Monomial& m : p) {
       Monomial out{m.coefficient, {}};

@@ -13,7 +13,8 @@
 //               (exp(a) > 0, so its recip is the true reciprocal)
 //   linearity:  sum_i (f + g) = sum_i f + sum_i g; sum_i c * f = c * sum_i f
 //               when c does not use i
-//   constants:  sum_{i<L} c = L * c; max_{i<L} c = min_{i<L} c = c when L >= 1
+//   constants:  sum_{i<L} c = L * c when L >= 0; max_{i<L} c = min_{i<L} c = c
+//               when L >= 1 (both evident from the sizes)
 //   shifts:     max_i (f + c) = max_i f + c and min likewise, when L >= 1
 //   unrolling:  a fold of constant length 1 to 4 is its terms combined
 //   splitting:  fold_{i<L} (i + r < B ? T(i) : E(i)) =
