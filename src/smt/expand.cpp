@@ -39,7 +39,9 @@ std::optional<double> exact_product(double a, double b) {
   return p;
 }
 
-bool uses(const TermRef& t, const std::string& var) { return sem::free_names(t).count(var) > 0; }
+bool uses(const TermRef& t, const std::string& var) {
+  return sem::free_names(t).count(var) > 0;
+}
 
 ir::Op combining_op(ir::Op fold_op) {
   return fold_op == ir::Op::ReduceSum ? ir::Op::Add : fold_op == ir::Op::ReduceMax ? ir::Op::Max : ir::Op::Min;
@@ -102,7 +104,8 @@ class Expander {
     }
     if (op == ir::Op::Neg) return scaled(poly(t->args[0]), -1.0);
     if (op == ir::Op::Mul) return product(poly(t->args[0]), poly(t->args[1]));
-    if (op == ir::Op::Div) return product(poly(t->args[0]), {{1.0, {sem::apply(ir::Op::Recip, {divisor(t->args[1])})}}});
+    if (op == ir::Op::Div)
+      return product(poly(t->args[0]), {{1.0, {sem::apply(ir::Op::Recip, {divisor(t->args[1])})}}});
     Poly base = poly(t->args[0]), result = base;  // an integer power
     for (int k = 1; k < static_cast<int>(t->number); ++k) result = product(result, base);
     return result;
@@ -124,8 +127,10 @@ class Expander {
       TermRef n = term(f);
       Poly p = poly(n);
       if (p.size() == 1) {
-        if (auto c = exact_product(coefficient, p[0].coefficient)) coefficient = *c;
-        else factors.push_back(sem::number(p[0].coefficient));
+        if (auto c = exact_product(coefficient, p[0].coefficient))
+          coefficient = *c;
+        else
+          factors.push_back(sem::number(p[0].coefficient));
         factors.insert(factors.end(), p[0].factors.begin(), p[0].factors.end());
       } else {
         factors.push_back(n);
@@ -166,8 +171,10 @@ class Expander {
     for (const Monomial& x : a)
       for (const Monomial& y : b) {
         Monomial m{x.coefficient, x.factors};
-        if (auto c = exact_product(x.coefficient, y.coefficient)) m.coefficient = *c;
-        else m.factors.push_back(sem::number(y.coefficient));
+        if (auto c = exact_product(x.coefficient, y.coefficient))
+          m.coefficient = *c;
+        else
+          m.factors.push_back(sem::number(y.coefficient));
         m.factors.insert(m.factors.end(), y.factors.begin(), y.factors.end());
         result.push_back(std::move(m));
       }
@@ -201,12 +208,14 @@ class Expander {
     TermRef sum;
     for (const auto& [key, entries] : merged)
       for (const auto& [coefficient, factors] : entries) {
-      if (coefficient == 0) continue;
-      TermRef product;
-      for (const TermRef& f : factors) product = product ? sem::apply(ir::Op::Mul, {product, f}) : f;
-      if (!product) product = sem::number(coefficient);
-      else if (coefficient != 1.0) product = sem::apply(ir::Op::Mul, {sem::number(coefficient), product});
-      sum = sum ? sem::apply(ir::Op::Add, {sum, product}) : product;
+        if (coefficient == 0) continue;
+        TermRef product;
+        for (const TermRef& f : factors) product = product ? sem::apply(ir::Op::Mul, {product, f}) : f;
+        if (!product)
+          product = sem::number(coefficient);
+        else if (coefficient != 1.0)
+          product = sem::apply(ir::Op::Mul, {sem::number(coefficient), product});
+        sum = sum ? sem::apply(ir::Op::Add, {sum, product}) : product;
       }
     return sum ? sum : sem::number(0.0);
   }
@@ -296,6 +305,8 @@ class Expander {
 
 }  // namespace
 
-TermRef expanded_normal_form(const TermRef& term) { return Expander().term(term); }
+TermRef expanded_normal_form(const TermRef& term) {
+  return Expander().term(term);
+}
 
 }  // namespace axon::smt

@@ -53,10 +53,14 @@ class Collector {
   void sign_lemma(const TermRef& t) {
     Sign s = sign_of(t);
     z3::expr e = enc_.term(t);
-    if (s.positive) lemmas_.push_back(e > 0);
-    else if (s.nonnegative) lemmas_.push_back(e >= 0);
-    if (s.negative) lemmas_.push_back(e < 0);
-    else if (s.nonpositive) lemmas_.push_back(e <= 0);
+    if (s.positive)
+      lemmas_.push_back(e > 0);
+    else if (s.nonnegative)
+      lemmas_.push_back(e >= 0);
+    if (s.negative)
+      lemmas_.push_back(e < 0);
+    else if (s.nonpositive)
+      lemmas_.push_back(e <= 0);
   }
 
   void divisor(const TermRef& d) {

@@ -371,6 +371,25 @@ int64_t unfolded_ops(ir::NodeRef root, int64_t cap) {
   return ops.at(root);
 }
 
+std::set<std::string> folds_of(const Goal& goal) {
+  std::vector<FoldRef> folds;
+  std::set<std::string> keys;
+  top_folds(goal.lhs, folds, keys);
+  top_folds(goal.rhs, folds, keys);
+  return keys;
+}
+
+bool lemmas_may_apply(const TermRef& t) {
+  if (t->kind == TermKind::Fold) return false;  // hidden from the solver
+  if (t->kind == TermKind::Apply) {
+    ir::Op op = t->op;
+    if (op == ir::Op::Recip || op == ir::Op::Div || op == ir::Op::Exp || op == ir::Op::Sqrt) return true;
+  }
+  for (const TermRef& a : t->args)
+    if (lemmas_may_apply(a)) return true;
+  return false;
+}
+
 std::string shortened(const std::string& text, size_t limit) {
   return text.size() <= limit ? text : text.substr(0, limit - 3) + "...";
 }
@@ -486,7 +505,12 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
   const std::string kExpanded = "expanded normal form (fold laws, products multiplied out) with ground lemmas, then ";
   bool unchanged = sem::canonical(expanded.lhs) == sem::canonical(goal.lhs) &&
                    sem::canonical(expanded.rhs) == sem::canonical(goal.rhs);
-  if (induction.check_with_lemmas(expanded, unchanged)) {
+  // Worth a check before the inductions only when a fold law fired (the
+  // folds differ) or the goal divides or uses exp or sqrt (lemmas may apply):
+  // otherwise the goal's own inductions come first, as before.
+  bool promising =
+      folds_of(expanded) != folds_of(goal) || lemmas_may_apply(expanded.lhs) || lemmas_may_apply(expanded.rhs);
+  if (promising && induction.check_with_lemmas(expanded, unchanged)) {
     result.verdict = Verdict::Proved;
     result.method = kExpanded + "direct";
     return result;

@@ -165,7 +165,8 @@ Sign of_apply(const TermRef& t) {
       s.nonpositive = a.nonpositive && b.nonpositive;
       return complete(s);
     }
-    case ir::Op::Min: return negate([&] {
+    case ir::Op::Min:
+      return negate([&] {
         Sign a = negate(arg(0)), b = negate(arg(1)), s;
         s.positive = a.positive || b.positive;
         s.nonnegative = a.nonnegative || b.nonnegative;
@@ -194,7 +195,9 @@ Sign of_apply(const TermRef& t) {
 
 }  // namespace
 
-bool evidently_nonnegative(const ir::Size& size) { return sizes_only(size) && size.provably_nonnegative(); }
+bool evidently_nonnegative(const ir::Size& size) {
+  return sizes_only(size) && size.provably_nonnegative();
+}
 
 bool evidently_positive(const ir::Size& size) {
   return sizes_only(size) && (size - ir::Size(1)).provably_nonnegative();

@@ -5,7 +5,6 @@
 #include "smt/expand.h"
 
 #include <gtest/gtest.h>
-
 #include <z3++.h>
 
 #include "smt/lemmas.h"
@@ -17,13 +16,21 @@ namespace {
 using sem::Index;
 using sem::TermRef;
 
-TermRef x_at(const std::string& var) { return sem::read(0, {Index::var("$0"), Index::var(var)}); }
-TermRef a_row() { return sem::read(1, {Index::var("$0")}); }
+TermRef x_at(const std::string& var) {
+  return sem::read(0, {Index::var("$0"), Index::var(var)});
+}
+TermRef a_row() {
+  return sem::read(1, {Index::var("$0")});
+}
 TermRef sum_over(const std::string& var, const ir::Size& length, TermRef body) {
   return sem::fold(ir::Op::ReduceSum, var, length, std::move(body));
 }
-ir::Size N() { return ir::Size::name("N"); }
-ir::Size K() { return ir::Size::name("K"); }
+ir::Size N() {
+  return ir::Size::name("N");
+}
+ir::Size K() {
+  return ir::Size::name("K");
+}
 
 TEST(SmtExpand, SumOfConstantIsLengthTimesValue) {
   TermRef s = expanded_normal_form(sum_over("$1", N(), a_row()));
