@@ -21,11 +21,14 @@ class Counterexample:
         self.f = raw["f"]
         self.g = raw["g"]
         self.shapes_differ = raw["shapes_differ"]
+        # |f - g| / max(|f|, |g|): about 1e-7 or less is rounding, near 1 a real difference.
+        self.relative_difference = raw["relative_difference"]
 
     def __repr__(self):
         if self.shapes_differ:
             return f"<Counterexample sizes={self.sizes}: the results have different shapes>"
-        return f"<Counterexample sizes={self.sizes} at {self.index}: f gives {self.f}, g gives {self.g}>"
+        return (f"<Counterexample sizes={self.sizes} at {self.index}: f gives {self.f}, g gives {self.g}, "
+                f"relative difference {self.relative_difference:.3g}>")
 
 
 class Verdict:

@@ -132,6 +132,7 @@ nb::dict verify(const std::string& file_a, const std::optional<std::string>& tex
     c["index"] = nb::tuple(nb::cast(cex->index));
     c["f"] = cex->lhs;
     c["g"] = cex->rhs;
+    c["relative_difference"] = cex->relative_difference();
     c["shapes_differ"] = std::isnan(cex->lhs) && std::isnan(cex->rhs) && cex->index.empty();
     result["counterexample"] = c;
   }

@@ -41,6 +41,8 @@ void print_counterexample(const smt::Counterexample& cex, const ir::Function& a,
   std::cout << "  at index (";
   for (size_t k = 0; k < cex.index.size(); ++k) std::cout << (k ? ", " : "") << cex.index[k];
   std::cout << "): " << a_name << " gives " << cex.lhs << ", " << b_name << " gives " << cex.rhs << '\n';
+  std::cout << "  relative difference |a - b| / max(|a|, |b|) = " << cex.relative_difference()
+            << " (rounding alone gives about 1e-7 or less)\n";
 }
 
 void write_proofs(const std::string& dir, const std::vector<std::string>& scripts, const Word& where) {

@@ -22,6 +22,7 @@ class Encoder {
   z3::expr index(const sem::Index& index);
   z3::expr term(const sem::TermRef& term);
   z3::expr size(const ir::Size& size) { return index(sem::Index(size)); }
+  z3::context& ctx() { return ctx_; }
 
   /// Every size seen so far is >= 1.
   std::vector<z3::expr> size_constraints() const;

@@ -2,6 +2,9 @@
 // prover has of exp, log, sqrt, tanh and the reciprocal beyond their being
 // functions. Each is a universally quantified axiom; each is tested
 // numerically (tests/smt/facts_test.cpp) so that no false fact slips in.
+// Their ground instances at the terms of a goal, chosen by the sign analysis,
+// are lemmas.h; the identities of exp that the expanded normal form uses
+// (expand.h) follow from exp_add, exp_zero, exp_positive and recip_inverse.
 #pragma once
 
 #include <z3++.h>

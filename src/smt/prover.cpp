@@ -11,7 +11,9 @@
 
 #include "sem/semantics.h"
 #include "smt/encode.h"
+#include "smt/expand.h"
 #include "smt/facts.h"
+#include "smt/lemmas.h"
 #include "smt/normalize.h"
 #include "smt/refute.h"
 #include "support/process.h"
@@ -88,6 +90,12 @@ class Induction {
   Induction(const ProverOptions& options, std::vector<std::string>& smtlib, bool isolate)
       : options_(options), smtlib_(smtlib), isolate_(isolate), start_(std::chrono::steady_clock::now()) {}
 
+  // Whether checks may also assume the ground lemmas (lemmas.h).
+  void use_lemmas(bool on) { lemmas_ = on; }
+
+  // Where the proofs at the top level failed, in words, most recent last.
+  const std::vector<std::string>& failures() const { return failures_; }
+
   // True once the obligation's budget is spent (its checks then answer unknown).
   bool out_of_time() const {
     return options_.budget_s > 0 &&
@@ -95,8 +103,9 @@ class Induction {
   }
 
   // The method that proved the goal, or nullopt.
-  std::optional<std::string> prove(const Goal& goal, int depth) {
-    if (check(goal)) return std::string("direct");
+  // `checked`: the direct check of this goal already failed.
+  std::optional<std::string> prove(const Goal& goal, int depth, bool checked = false) {
+    if (!checked && check(goal)) return std::string("direct");
     if (depth >= options_.max_depth) return std::nullopt;
     std::vector<FoldRef> folds;
     std::set<std::string> seen;
@@ -105,7 +114,9 @@ class Induction {
     std::set<std::string> nested;
     nested_fold_keys(goal.lhs, false, nested);
     nested_fold_keys(goal.rhs, false, nested);
-    for (const auto& group : candidate_groups(folds, nested)) {
+    auto groups = candidate_groups(folds, nested);
+    if (depth == 0 && groups.empty()) failures_.push_back("a direct check (no fold to induct on)");
+    for (const auto& group : groups) {
       size_t mark = smtlib_.size();
       if (auto how = induct(goal, group, depth)) return how;
       smtlib_.resize(mark);  // a failed attempt proves nothing
@@ -154,9 +165,16 @@ class Induction {
     Goal base = goal;
     base.lhs = replace_folds(goal.lhs, initial);
     base.rhs = replace_folds(goal.rhs, initial);
-    if (from_one && !at_least_one(goal, length)) return std::nullopt;
+    std::string what = "induction on the length " + length.str() + " of " + group_text(group);
+    if (from_one && !at_least_one(goal, length)) {
+      note(depth, what + ": the length is not evidently at least 1");
+      return std::nullopt;
+    }
     auto base_how = prove(base, depth + 1);
-    if (!base_how) return std::nullopt;
+    if (!base_how) {
+      note(depth, what + ": its base case (" + (from_one ? "each fold at its first term" : "each fold empty") + ")");
+      return std::nullopt;
+    }
 
     // Step: from the goal at n (hypothesis) to the goal at n + 1.
     std::map<std::string, TermRef> at_n, at_next;
@@ -172,12 +190,29 @@ class Induction {
     step.rhs = replace_folds(goal.rhs, at_next);
     step.ranges.push_back({n, from_one ? 1 : 0, length});
     auto step_how = prove(step, depth + 1);
-    if (!step_how) return std::nullopt;
+    if (!step_how) {
+      note(depth, what + ": its step from length n to n + 1");
+      return std::nullopt;
+    }
     std::string kinds;
     for (const FoldRef& f : group)
       kinds += std::string(kinds.empty() ? "" : ", ") + ir::op_name(f.term->op);
     return "induction on the length " + length.str() + " of " + std::to_string(group.size()) + " fold(s) (" + kinds +
            ")";
+  }
+
+  static std::string group_text(const std::vector<FoldRef>& group) {
+    std::string text;
+    for (const FoldRef& f : group) {
+      std::string one = sem::str(f.term);
+      if (one.size() > 80) one = one.substr(0, 77) + "...";
+      text += (text.empty() ? "" : ", ") + one;
+    }
+    return text;
+  }
+
+  void note(int depth, const std::string& failure) {
+    if (depth == 0) failures_.push_back(failure);
   }
 
   bool at_least_one(const Goal& goal, const ir::Size& length) {
@@ -199,7 +234,9 @@ class Induction {
     return solver;
   }
 
-  void add_context(const Goal& goal, Encoder& enc, z3::solver& solver, bool with_facts) {
+  enum class Knowledge { Plain, Lemmas, Facts };
+
+  void add_context(const Goal& goal, Encoder& enc, z3::solver& solver, bool with_facts, bool with_lemmas = false) {
     for (const Range& r : goal.ranges) {
       z3::expr v = enc.index(Index::var(r.var));
       solver.add(v >= enc.size(r.lo));
@@ -210,23 +247,43 @@ class Induction {
     for (const z3::expr& c : enc.size_constraints()) solver.add(c);
     if (with_facts)
       for (const Fact& f : primitive_facts()) solver.add(f.axiom(solver.ctx(), enc));
+    if (with_lemmas) {
+      std::vector<TermRef> terms = {goal.lhs, goal.rhs};
+      for (const auto& [a, b] : goal.hypotheses) terms.insert(terms.end(), {a, b});
+      for (const z3::expr& lemma : ground_lemmas(terms, enc)) solver.add(lemma);
+    }
   }
 
   // Unsat of the negated goal: the goal holds. The script is kept. Cheap
   // first: without the facts the check is quantifier-free and quick.
-  bool check(const Goal& goal) {
-    bool uses_primitives = false;
-    if (attempt(goal, false, options_.rlimit, uses_primitives)) return true;
-    return uses_primitives && attempt(goal, true, options_.facts_rlimit, uses_primitives);
+ public:
+  // Quantifier-free only: plain (unless `plain_failed`), then with the ground lemmas.
+  bool check_with_lemmas(const Goal& goal, bool plain_failed) {
+    bool uses_primitives = true;
+    if (!plain_failed && attempt(goal, Knowledge::Plain, options_.rlimit, uses_primitives)) return true;
+    bool saved = lemmas_;
+    lemmas_ = true;
+    bool proved = uses_primitives && attempt(goal, Knowledge::Lemmas, options_.rlimit, uses_primitives);
+    lemmas_ = saved;
+    return proved;
   }
 
-  bool attempt(const Goal& goal, bool with_facts, unsigned rlimit, bool& uses_primitives) {
+  // With lemmas, a quantifier-free check with them comes second.
+  bool check(const Goal& goal) {
+    bool uses_primitives = false;
+    if (attempt(goal, Knowledge::Plain, options_.rlimit, uses_primitives)) return true;
+    if (lemmas_ && uses_primitives && attempt(goal, Knowledge::Lemmas, options_.rlimit, uses_primitives)) return true;
+    return uses_primitives && attempt(goal, Knowledge::Facts, options_.facts_rlimit, uses_primitives);
+  }
+
+ private:
+  bool attempt(const Goal& goal, Knowledge knowledge, unsigned rlimit, bool& uses_primitives) {
     try {
       z3::context ctx;
       Encoder enc(ctx);
       z3::solver solver = make_solver(ctx, rlimit);
       z3::expr l = enc.term(goal.lhs), r = enc.term(goal.rhs);
-      add_context(goal, enc, solver, with_facts);
+      add_context(goal, enc, solver, knowledge == Knowledge::Facts, lemmas_ && knowledge != Knowledge::Plain);
       uses_primitives = enc.uses_primitives;
       solver.add(l != r);
       return run(solver);
@@ -272,6 +329,8 @@ class Induction {
   bool isolate_;
   std::chrono::steady_clock::time_point start_;
   int counter_ = 0;
+  bool lemmas_ = false;
+  std::vector<std::string> failures_;
 };
 
 std::string attrs_text(const ir::Attrs& a) {
@@ -312,7 +371,51 @@ int64_t unfolded_ops(ir::NodeRef root, int64_t cap) {
   return ops.at(root);
 }
 
+std::set<std::string> folds_of(const Goal& goal) {
+  std::vector<FoldRef> folds;
+  std::set<std::string> keys;
+  top_folds(goal.lhs, folds, keys);
+  top_folds(goal.rhs, folds, keys);
+  return keys;
+}
+
+bool lemmas_may_apply(const TermRef& t) {
+  if (t->kind == TermKind::Fold) return false;  // hidden from the solver
+  if (t->kind == TermKind::Apply) {
+    ir::Op op = t->op;
+    if (op == ir::Op::Recip || op == ir::Op::Div || op == ir::Op::Exp || op == ir::Op::Sqrt) return true;
+  }
+  for (const TermRef& a : t->args)
+    if (lemmas_may_apply(a)) return true;
+  return false;
+}
+
+std::string shortened(const std::string& text, size_t limit) {
+  return text.size() <= limit ? text : text.substr(0, limit - 3) + "...";
+}
+
+// The obligation left unproved, in words: the element compared, both sides
+// in the last normal form tried, and where the last attempts failed.
+std::string obligation_text(const std::vector<Index>& out, const Goal& goal, const std::vector<std::string>& failures) {
+  std::string at;
+  for (size_t k = 0; k < out.size(); ++k) at += (k ? ", " : "") + out[k].str();
+  std::string text = "unproved obligation: the element [" + at + "] of both results is equal, " +
+                     shortened(sem::str(goal.lhs), 300) + " == " + shortened(sem::str(goal.rhs), 300) +
+                     " (tK reads parameter K, counting from 0; $-names are symbolic indices)";
+  if (failures.empty()) return text + " (the direct check failed)";
+  text += "; not proved: ";
+  size_t first = failures.size() > 3 ? failures.size() - 3 : 0;
+  for (size_t k = first; k < failures.size(); ++k) text += (k > first ? "; " : "") + failures[k];
+  return text;
+}
+
 }  // namespace
+
+double Counterexample::relative_difference() const {
+  if (!std::isfinite(lhs) || !std::isfinite(rhs)) return NAN;
+  double scale = std::max(std::fabs(lhs), std::fabs(rhs));
+  return scale == 0 ? 0.0 : std::fabs(lhs - rhs) / scale;
+}
 
 const char* verdict_name(Verdict verdict) {
   switch (verdict) {
@@ -389,7 +492,31 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
     for (const ir::Size& d : n->shape())
       if (!d.is_constant() && dims.insert(d.str()).second) goal.nonnegative.push_back(d);
   Induction induction(options_, result.smtlib, largest >= options_.isolate_ops);
-  if (auto how = induction.prove(goal, 0)) {
+  // Cheap first: the goal as written, then its expanded normal form, each by
+  // a check without induction; inductions only after both.
+  if (induction.check(goal)) {
+    result.verdict = Verdict::Proved;
+    result.method = "direct";
+    return result;
+  }
+  Goal expanded = goal;
+  expanded.lhs = expanded_normal_form(goal.lhs);
+  expanded.rhs = expanded_normal_form(goal.rhs);
+  const std::string kExpanded = "expanded normal form (fold laws, products multiplied out) with ground lemmas, then ";
+  bool unchanged = sem::canonical(expanded.lhs) == sem::canonical(goal.lhs) &&
+                   sem::canonical(expanded.rhs) == sem::canonical(goal.rhs);
+  // Worth a check before the inductions only when a fold law fired (the
+  // folds differ) or the goal divides or uses exp or sqrt (lemmas may apply):
+  // otherwise the goal's own inductions come first, as before.
+  bool promising =
+      folds_of(expanded) != folds_of(goal) || lemmas_may_apply(expanded.lhs) || lemmas_may_apply(expanded.rhs);
+  if (promising && induction.check_with_lemmas(expanded, unchanged)) {
+    result.verdict = Verdict::Proved;
+    result.method = kExpanded + "direct";
+    return result;
+  }
+  result.smtlib.clear();
+  if (auto how = induction.prove(goal, 0, true)) {
     result.verdict = Verdict::Proved;
     result.method = *how;
     return result;
@@ -406,13 +533,21 @@ ProofResult Prover::decide(ir::NodeRef lhs, ir::NodeRef rhs) {
     }
   }
   result.smtlib.clear();
+  induction.use_lemmas(true);
+  if (auto how = induction.prove(expanded, 0, true)) {
+    result.verdict = Verdict::Proved;
+    result.method = kExpanded + *how;
+    return result;
+  }
+  result.smtlib.clear();
+  std::string obligation = obligation_text(out, expanded, induction.failures());
   if (induction.out_of_time()) {
     result.detail = "no proof within the time budget of " + std::to_string(static_cast<int>(options_.budget_s)) +
-                    " s, and no counterexample at small sizes";
+                    " s, and no counterexample at small sizes; " + obligation;
     return result;
   }
   result.detail = "no proof within the resource limit (rlimit " + std::to_string(options_.rlimit) + ", induction depth " +
-                  std::to_string(options_.max_depth) + "), and no counterexample at small sizes";
+                  std::to_string(options_.max_depth) + "), and no counterexample at small sizes; " + obligation;
   return result;
 }
 

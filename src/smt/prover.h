@@ -30,6 +30,11 @@ struct Counterexample {
   std::vector<eval::Tensor> inputs;  // by Input index
   std::vector<int64_t> index;        // where the results differ most
   double lhs = 0, rhs = 0;           // the two results there (NaN when the shapes differ)
+
+  /// |lhs - rhs| / max(|lhs|, |rhs|): near 1e-7 a rounding difference, near 1
+  /// or above a real one (2 when the signs differ). NaN when either is
+  /// non-finite or the shapes differ; 0 when both are 0.
+  double relative_difference() const;
 };
 
 struct ProofResult {

@@ -28,12 +28,21 @@ def test_refuted_with_a_counterexample():
     assert c.f == pytest.approx(scale(**c.inputs)[c.index])
     assert c.g == pytest.approx(wrong(**c.inputs)[c.index])
     assert c.f != c.g
+    # |f - g| / max(|f|, |g|), so that a real bug reads apart from rounding.
+    assert c.relative_difference == pytest.approx(abs(c.f - c.g) / max(abs(c.f), abs(c.g)))
+    assert "relative difference" in repr(c)
 
 
 def test_unknown_reports_the_obligation():
-    v = axon.verify(program("sqrt_square"), program("absolute"))
+    v = axon.verify(program("halves"), program("total"))
     assert v.verdict == "unknown" and not v.proved and v.counterexample is None
-    assert isinstance(v.obligation, str) and v.obligation
+    assert isinstance(v.obligation, str) and "unproved obligation" in v.obligation
+    assert "sum" in v.obligation
+
+
+def test_sqrt_of_square_is_abs():
+    # sqrt(x * x) >= 0 and its square is x * x: a ground instance of sqrt_square.
+    assert axon.verify(program("sqrt_square"), program("absolute")).proved
 
 
 def test_signatures_must_match():

@@ -79,5 +79,20 @@ TEST(ProverLimits, ASpentBudgetMakesTheVerdictUnknownAndSaysWhy) {
   EXPECT_TRUE(r.smtlib.empty());
 }
 
+// An unknown says which obligation was left: the element compared, both
+// sides, and where the proof attempts failed.
+TEST(ProverLimits, AnUnknownNamesTheObligation) {
+  const char* params = R"(x: "f32[M, N]")";
+  ir::Program lhs = compile("a.py", kernel_source(params, "np.sum(x, axis=1)"));
+  ir::Program rhs = compile(
+      "b.py", kernel_source(params, "np.sum(x[:, :x.shape[1] // 2], axis=1) + np.sum(x[:, x.shape[1] // 2:], axis=1)"));
+  ProofResult r = Prover().prove_equal(lhs.kernel.outputs[0], rhs.kernel.outputs[0]);
+  ASSERT_EQ(r.verdict, Verdict::Unknown) << r.method;
+  EXPECT_NE(r.detail.find("unproved obligation: the element [$0] of both results is equal"), std::string::npos)
+      << r.detail;
+  EXPECT_NE(r.detail.find("sum["), std::string::npos) << r.detail;
+  EXPECT_NE(r.detail.find("not proved: "), std::string::npos) << r.detail;
+}
+
 }  // namespace
 }  // namespace axon::smt

@@ -88,5 +88,34 @@ TEST(SmtRefute, ReplayRejectsACounterexampleThatDoesNotDiffer) {
   EXPECT_NE(smttest::replay_problem(lhs, wrong, 0, altered), "");
 }
 
+// A counterexample carries the relative difference of the two sides, so a
+// user can tell a real bug (near 1) from rounding (near 1e-7).
+TEST(SmtRefute, CounterexampleShowsTheRelativeDifference) {
+  ir::Program lhs = compile("a.py", kernel_source(kParams, "np.exp(a @ b)"));
+  ir::Program rhs = compile("b.py", kernel_source(kParams, "np.exp(a) @ b"));
+  ProofResult r = Prover().prove_equal(lhs.kernel.outputs[0], rhs.kernel.outputs[0]);
+  ASSERT_TRUE(r.counterexample.has_value());
+  const Counterexample& cex = *r.counterexample;
+  double expected = std::fabs(cex.lhs - cex.rhs) / std::max(std::fabs(cex.lhs), std::fabs(cex.rhs));
+  EXPECT_DOUBLE_EQ(cex.relative_difference(), expected);
+  EXPECT_GT(cex.relative_difference(), 1e-3);
+}
+
+TEST(SmtRefute, RelativeDifferenceRows) {
+  struct Row {
+    double lhs, rhs, expected;
+  };
+  for (Row row : {Row{1.0, 1.0 + 1e-7, 1e-7 / (1.0 + 1e-7)}, Row{0.0, 0.0, 0.0}, Row{1.0, -1.0, 2.0},
+                  Row{-4.0, -2.0, 0.5}, Row{0.0, 3.0, 1.0}}) {
+    Counterexample cex;
+    cex.lhs = row.lhs;
+    cex.rhs = row.rhs;
+    EXPECT_NEAR(cex.relative_difference(), row.expected, 1e-15) << row.lhs << " vs " << row.rhs;
+  }
+  Counterexample shapes;
+  shapes.lhs = shapes.rhs = NAN;
+  EXPECT_TRUE(std::isnan(shapes.relative_difference()));
+}
+
 }  // namespace
 }  // namespace axon::smt
