@@ -30,13 +30,12 @@ std::optional<Op> elementwise_op(const std::string& name, ir::OpKind kind) {
 const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
                                            {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
 const std::set<std::string> kOther = {
-    "square",      "where",  "var",    "std",         "clip",   "power",       "float32",     "cumsum",
-    "matmul",      "einsum", "transpose", "swapaxes", "reshape", "broadcast_to", "concatenate", "split",
-    "array_split", "stack",  "hstack", "vstack",      "squeeze", "expand_dims", "ravel",       "pad",
-    "prod"};
-const std::set<std::string> kMethods = {"sum",    "mean",      "max",      "min",    "var",  "std",
-                                        "cumsum", "reshape",   "transpose", "swapaxes", "astype", "clip",
-                                        "squeeze", "flatten",  "ravel",    "prod"};
+    "square", "where",     "var",      "std",         "clip",         "power",       "float32", "cumsum",      "matmul",
+    "einsum", "transpose", "swapaxes", "reshape",     "broadcast_to", "concatenate", "split",   "array_split", "stack",
+    "hstack", "vstack",    "squeeze",  "expand_dims", "ravel",        "pad",         "prod"};
+const std::set<std::string> kMethods = {"sum",     "mean",    "max",       "min",      "var",    "std",
+                                        "cumsum",  "reshape", "transpose", "swapaxes", "astype", "clip",
+                                        "squeeze", "flatten", "ravel",     "prod"};
 // The ufuncs whose .reduce the language has, and the reduction each is.
 const std::map<std::string, std::string> kUfuncReduce = {
     {"add", "sum"}, {"maximum", "max"}, {"minimum", "min"}, {"multiply", "prod"}};
@@ -86,7 +85,8 @@ bool keepdims_flag(const std::optional<Arg>& keepdims) {
   if (!given(keepdims)) return false;
   const Value& v = keepdims->value;
   if (v.is(K::Int) && v.size.is_constant()) return *v.size.constant() != 0;
-  if (!v.is(K::Bool)) error(keepdims->loc, "keepdims must be True or False (or an integer such as 1), not " + v.describe());
+  if (!v.is(K::Bool))
+    error(keepdims->loc, "keepdims must be True or False (or an integer such as 1), not " + v.describe());
   return v.number != 0;
 }
 
@@ -223,8 +223,8 @@ Value reshape(Builder& b, NodeRef x, const std::vector<Arg>& dims, const SourceL
           if (!atom.is_name())
             error(loc, "cannot reshape " + x->type().str() + " to " + ir::shape_str(shape) + ": " + d.str() +
                            " is a floor division, exact only for some sizes; declare the divided dimension as a "
-                           "product (such as \"f32[T, " + std::to_string(atom.den) +
-                           "*D]\") so that the division is exact");
+                           "product (such as \"f32[T, " +
+                           std::to_string(atom.den) + "*D]\") so that the division is exact");
   return Value::tensor(reshape_to(b, x, shape, loc));
 }
 
@@ -437,7 +437,8 @@ Value split(Builder& b, const std::string& name, const CallArgs& call) {
   if (x->rank() == 0) error(args[0]->loc, call.callee + " of a zero-dimensional tensor");
   int64_t axis = given(args[2]) ? normalize_axis(b.constant_int(*args[2], "axis"), x->rank(), args[2]->loc) : 0;
   const Size length = x->shape()[axis];
-  std::vector<Size> cuts = {0};
+  std::vector<Size> cuts = {0};  // where each part starts
+  std::vector<Size> extents;     // each part's length
   if (args[1]->value.is(K::Tuple)) {
     for (const Value& v : args[1]->value.items) {
       Size at = b.size({v, args[1]->loc}, "a split index");
@@ -447,27 +448,35 @@ Value split(Builder& b, const std::string& name, const CallArgs& call) {
       if (auto over = (length - at).constant(); over && *over < 0)
         error(args[1]->loc, call.callee + ": split index " + at.str() + " is past the end of axis " +
                                 std::to_string(axis) + " of size " + length.str());
+      extents.push_back(at - cuts.back());
       cuts.push_back(at);
     }
+    extents.push_back(length - cuts.back());
   } else {
     int64_t n = b.constant_int(*args[1], "the number of sections");
-    if (n < 1) error(args[1]->loc, call.callee + ": the number of sections must be at least 1, not " + std::to_string(n));
+    if (n < 1)
+      error(args[1]->loc, call.callee + ": the number of sections must be at least 1, not " + std::to_string(n));
     std::optional<Size> part = length.divide_exact(n);
     if (auto l = length.constant(); l && *l % n != 0) part.reset();
     if (!part && name == "split")
-      error(call.loc, "np.split: axis " + std::to_string(axis) + " of size " + length.str() + " does not divide into " +
-                          std::to_string(n) + " equal parts" +
-                          (length.is_constant() ? "" : " (not known for a symbolic size; declare it as a product such as \"" +
-                                                           std::to_string(n) + "*D\")") +
-                          "; np.array_split allows unequal parts");
-    for (int64_t i = 0; i < n; ++i)
-      cuts.push_back(cuts.back() + (part ? *part : Size::floordiv(length + (n - 1 - i), n)));
-    cuts.pop_back();
+      error(call.loc,
+            "np.split: axis " + std::to_string(axis) + " of size " + length.str() + " does not divide into " +
+                std::to_string(n) + " equal parts" +
+                (length.is_constant() ? ""
+                                      : " (not known for a symbolic size; declare it as a product such as \"" +
+                                            std::to_string(n) + "*D\")") +
+                "; np.array_split allows unequal parts");
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      extents.push_back(part ? *part : Size::floordiv(length + (n - 1 - i), n));
+      cuts.push_back(cuts.back() + extents.back());
+    }
+    // The last part is what remains, so that the parts join back to `length`
+    // itself ((N + 1)//2 + N//2 is N, but not structurally).
+    extents.push_back(length - cuts.back());
   }
-  cuts.push_back(length);
   std::vector<Value> parts;
-  for (size_t i = 0; i + 1 < cuts.size(); ++i)
-    parts.push_back(Value::tensor(slice_along(b, x, axis, cuts[i], cuts[i + 1] - cuts[i], call.loc)));
+  for (size_t i = 0; i < extents.size(); ++i)
+    parts.push_back(Value::tensor(slice_along(b, x, axis, cuts[i], extents[i], call.loc)));
   return Value::tuple(parts);
 }
 
@@ -504,8 +513,11 @@ Value stack(Builder& b, const std::string& name, const CallArgs& call) {
     for (NodeRef& p : parts) p = reshape_to(b, p, with_unit_axes(p->shape(), {axis}), call.loc);
   } else {
     int least = name == "vstack" ? 2 : 1;
-    for (NodeRef& p : parts)
-      if (p->rank() < least) p = reshape_to(b, p, with_unit_axes(p->shape(), p->rank() == 0 && least == 2 ? std::vector<int64_t>{0, 1} : std::vector<int64_t>{0}), call.loc);
+    for (NodeRef& p : parts) {
+      std::vector<int64_t> front;  // atleast_1d / atleast_2d put the new axes first
+      for (int k = p->rank(); k < least; ++k) front.push_back(k - p->rank());
+      p = reshape_to(b, p, with_unit_axes(p->shape(), front), call.loc);
+    }
     axis = name == "hstack" && parts[0]->rank() > 1 ? 1 : 0;
   }
   try {
@@ -530,9 +542,10 @@ Value squeeze(Builder& b, const CallArgs& call) {
     const Size& d = x->shape()[k];
     bool named = std::count(axes.begin(), axes.end(), k) > 0;
     if (named && d != Size(1))
-      error(args[1]->loc, call.callee + ": cannot squeeze axis " + std::to_string(k) + " of " + x->type().str() +
-                              ": its size is " + d.str() + ", not 1" +
-                              (d.is_constant() ? "" : " (a symbolic size is not known to be 1; write 1 in the annotation)"));
+      error(args[1]->loc,
+            call.callee + ": cannot squeeze axis " + std::to_string(k) + " of " + x->type().str() + ": its size is " +
+                d.str() + ", not 1" +
+                (d.is_constant() ? "" : " (a symbolic size is not known to be 1; write 1 in the annotation)"));
     if (named || (!given(args[1]) && d == Size(1))) continue;
     shape.push_back(d);
   }
@@ -581,7 +594,8 @@ Value pad(Builder& b, const CallArgs& call) {
       Size n = b.size({v, args[1]->loc}, "a pad width");
       return {n, n};
     }
-    if (v.items.size() == 1) return {b.size({v.items[0], args[1]->loc}, "a pad width"), b.size({v.items[0], args[1]->loc}, "a pad width")};
+    if (v.items.size() == 1)
+      return {b.size({v.items[0], args[1]->loc}, "a pad width"), b.size({v.items[0], args[1]->loc}, "a pad width")};
     if (v.items.size() != 2) error(args[1]->loc, "np.pad: each pad width is n or (before, after)");
     return {b.size({v.items[0], args[1]->loc}, "a pad width"), b.size({v.items[1], args[1]->loc}, "a pad width")};
   };

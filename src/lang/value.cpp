@@ -124,7 +124,8 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
           if (auto q = a.size.divide_exact(b.size)) return Value::integer(*q);
           error(right.loc, "'" + a.size.str() + " // " + b.size.str() +
                                "': a symbolic divisor must divide the size exactly as a product (declare the "
-                               "dimension as " + b.size.str() + "*D), or be a constant");
+                               "dimension as " +
+                               b.size.str() + "*D), or be a constant");
         }
         if (!d) error(right.loc, "the divisor of '" + op + "' must be a constant, not " + b.size.str());
         if (*d == 0) error(right.loc, "integer division by zero");
