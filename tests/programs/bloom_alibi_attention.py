@@ -1,7 +1,7 @@
-"""BLOOM-style attention with ALiBi, written as reference code writes it: the
-fused q/k/v projection is cut into q, k and v with np.split, heads are split
-off by a reshape with C // n_head, each head's slope scales a distance
-matrix, and the heads are merged back."""
+"""BLOOM-style attention probabilities with ALiBi, written as reference code
+writes them: the fused q/k projection is cut into q and k with np.split,
+heads are split off by a reshape with C // n_head, and each head's slope
+scales a distance matrix added to the scores before the softmax."""
 import numpy as np
 
 SIZES = {
@@ -15,16 +15,14 @@ def softmax(x):
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-def bloom_alibi_attention(qkv: "f32[T, 3*H*Dh]", slopes: "f32[H]", distance: "f32[T, T]") -> "f32[T, H*Dh]":
-    n_tok = qkv.shape[0]
-    c = qkv.shape[1] // 3
+def bloom_alibi_attention(qk: "f32[T, 2*H*Dh]", slopes: "f32[H]", distance: "f32[T, T]") -> "f32[H, T, T]":
+    n_tok = qk.shape[0]
+    c = qk.shape[1] // 2
     n_head = slopes.shape[0]
     head_dim = c // n_head
-    q, k, v = np.split(qkv, 3, axis=-1)
+    q, k = np.split(qk, 2, axis=-1)
     q = q.reshape(n_tok, n_head, head_dim).transpose(1, 0, 2)
     k = k.reshape(n_tok, n_head, head_dim).transpose(1, 0, 2)
-    v = v.reshape(n_tok, n_head, head_dim).transpose(1, 0, 2)
     bias = np.expand_dims(slopes, (1, 2)) * distance
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(head_dim) + bias
-    out = softmax(scores) @ v
-    return out.transpose(1, 0, 2).reshape(n_tok, c)
+    return softmax(scores)
