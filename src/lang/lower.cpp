@@ -524,6 +524,8 @@ class Lowerer {
     if (base.is(K::Module) && base.text == "math") return math_attribute(e.text, e.loc);
     if (base.is(K::Module)) return numpy_attribute(e.text, e.loc);
     if (base.is(K::Tensor)) return tensor_attribute(builder_, {base, e.args[0]->loc}, e.text, e.loc);
+    if (base.is(K::NpFunction) && base.text.find('.') == std::string::npos)
+      return ufunc_attribute(base.text, e.text, e.loc);
     error(e.loc, base.describe() + " has no attribute '" + e.text + "'");
   }
 

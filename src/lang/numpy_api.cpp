@@ -29,11 +29,16 @@ std::optional<Op> elementwise_op(const std::string& name, ir::OpKind kind) {
 }
 const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
                                            {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
-const std::set<std::string> kOther = {"square",    "where",    "var",     "std",          "clip",
-                                      "power",     "float32",  "cumsum",  "matmul",       "einsum",
-                                      "transpose", "swapaxes", "reshape", "broadcast_to", "concatenate"};
-const std::set<std::string> kMethods = {"sum",    "mean",    "max",       "min",      "var",    "std",
-                                        "cumsum", "reshape", "transpose", "swapaxes", "astype", "clip"};
+const std::set<std::string> kOther = {
+    "square", "where",     "var",      "std",         "clip",         "power",       "float32", "cumsum",      "matmul",
+    "einsum", "transpose", "swapaxes", "reshape",     "broadcast_to", "concatenate", "split",   "array_split", "stack",
+    "hstack", "vstack",    "squeeze",  "expand_dims", "ravel",        "pad",         "prod"};
+const std::set<std::string> kMethods = {"sum",     "mean",    "max",       "min",      "var",    "std",
+                                        "cumsum",  "reshape", "transpose", "swapaxes", "astype", "clip",
+                                        "squeeze", "flatten", "ravel",     "prod"};
+// The ufuncs whose .reduce the language has, and the reduction each is.
+const std::map<std::string, std::string> kUfuncReduce = {
+    {"add", "sum"}, {"maximum", "max"}, {"minimum", "min"}, {"multiply", "prod"}};
 // NumPy names that stay out, each with what to write instead.
 const std::map<std::string, std::string> kInstead = {
     {"float64", "Axon computes in the parameters' declared dtypes; declare the tensor f32 (np.float32 is accepted)"},
@@ -75,10 +80,14 @@ std::vector<int64_t> reduction_axes(Builder& b, const std::optional<Arg>& axis, 
   return axes;
 }
 
+// True or False, or an integer read as Python's bool() reads it (keepdims=1).
 bool keepdims_flag(const std::optional<Arg>& keepdims) {
   if (!given(keepdims)) return false;
-  if (!keepdims->value.is(K::Bool)) error(keepdims->loc, "keepdims must be True or False");
-  return keepdims->value.number != 0;
+  const Value& v = keepdims->value;
+  if (v.is(K::Int) && v.size.is_constant()) return *v.size.constant() != 0;
+  if (!v.is(K::Bool))
+    error(keepdims->loc, "keepdims must be True or False (or an integer such as 1), not " + v.describe());
+  return v.number != 0;
 }
 
 // A shape argument: a tuple/list of integers, or one integer.
@@ -205,6 +214,17 @@ Value reshape(Builder& b, NodeRef x, const std::vector<Arg>& dims, const SourceL
                               ": the -1 dimension is not a whole number of elements");
     shape[inferred] = *rest;
   }
+  // C//4 with C symbolic is a floor; a reshape by it is exact only when 4 divides C,
+  // which Axon cannot know for every C: say what to declare instead.
+  if (ir::num_elements(shape) != ir::num_elements(x->shape()))
+    for (const Size& d : shape)
+      for (const auto& [monomial, coefficient] : d.terms())
+        for (const auto& [atom, power] : monomial)
+          if (!atom.is_name())
+            error(loc, "cannot reshape " + x->type().str() + " to " + ir::shape_str(shape) + ": " + d.str() +
+                           " is a floor division, exact only for some sizes; declare the divided dimension as a "
+                           "product (such as \"f32[T, " +
+                           std::to_string(atom.den) + "*D]\") so that the division is exact");
   return Value::tensor(reshape_to(b, x, shape, loc));
 }
 
@@ -382,6 +402,283 @@ Value cumsum(Builder& b, NodeRef x, const std::optional<Arg>& axis_arg, const So
   return Value::tensor(b.graph().make(Op::Cumsum, {x}, attrs, loc));
 }
 
+// ---- splitting, stacking, padding and axes of size 1: all data movement,
+// built from Slice, Reshape, Broadcast and Concat, so nothing downstream is new.
+
+// x[..., start:start+extent, ...] on one axis.
+NodeRef slice_along(Builder& b, NodeRef x, int64_t axis, const Size& start, const Size& extent, const SourceLoc& loc) {
+  if (start == Size(0) && extent == x->shape()[axis]) return x;
+  ir::Attrs attrs;
+  for (int k = 0; k < x->rank(); ++k) {
+    attrs.sizes.push_back(k == axis ? start : Size(0));
+    attrs.axes.push_back(1);
+    attrs.extents.push_back(k == axis ? extent : x->shape()[k]);
+  }
+  return b.graph().make(Op::Slice, {x}, attrs, loc);
+}
+
+// The shape with `axes` (sorted, of the result) inserted as size 1.
+Shape with_unit_axes(const Shape& shape, const std::vector<int64_t>& axes) {
+  Shape result;
+  size_t from = 0;
+  for (size_t k = 0; k < shape.size() + axes.size(); ++k)
+    result.push_back(std::count(axes.begin(), axes.end(), static_cast<int64_t>(k)) ? Size(1) : shape[from++]);
+  return result;
+}
+
+// np.split and np.array_split: a tuple of slices along the axis. Sections n
+// must divide the length for np.split (known now: a constant, or a product
+// such as 3*D); np.array_split gives the first L % n parts one more, as NumPy,
+// written floor((L + n - 1 - i) / n) when L is symbolic. A list of indices
+// cuts at those positions.
+Value split(Builder& b, const std::string& name, const CallArgs& call) {
+  auto args = bind_args(call, {"ary", "indices_or_sections", "axis"}, 2);
+  NodeRef x = b.tensor(*args[0], "the argument of " + call.callee);
+  if (x->rank() == 0) error(args[0]->loc, call.callee + " of a zero-dimensional tensor");
+  int64_t axis = given(args[2]) ? normalize_axis(b.constant_int(*args[2], "axis"), x->rank(), args[2]->loc) : 0;
+  const Size length = x->shape()[axis];
+  std::vector<Size> cuts = {0};  // where each part starts
+  std::vector<Size> extents;     // each part's length
+  if (args[1]->value.is(K::Tuple)) {
+    for (const Value& v : args[1]->value.items) {
+      Size at = b.size({v, args[1]->loc}, "a split index");
+      auto step = (at - cuts.back()).constant();
+      if ((at.is_constant() && *at.constant() < 0) || (step && *step < 0))
+        error(args[1]->loc, call.callee + ": split indices must be non-negative and in increasing order");
+      if (auto over = (length - at).constant(); over && *over < 0)
+        error(args[1]->loc, call.callee + ": split index " + at.str() + " is past the end of axis " +
+                                std::to_string(axis) + " of size " + length.str());
+      extents.push_back(at - cuts.back());
+      cuts.push_back(at);
+    }
+    extents.push_back(length - cuts.back());
+  } else {
+    int64_t n = b.constant_int(*args[1], "the number of sections");
+    if (n < 1)
+      error(args[1]->loc, call.callee + ": the number of sections must be at least 1, not " + std::to_string(n));
+    std::optional<Size> part = length.divide_exact(n);
+    if (auto l = length.constant(); l && *l % n != 0) part.reset();
+    if (!part && name == "split")
+      error(call.loc,
+            "np.split: axis " + std::to_string(axis) + " of size " + length.str() + " does not divide into " +
+                std::to_string(n) + " equal parts" +
+                (length.is_constant() ? ""
+                                      : " (not known for a symbolic size; declare it as a product such as \"" +
+                                            std::to_string(n) + "*D\")") +
+                "; np.array_split allows unequal parts");
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      extents.push_back(part ? *part : Size::floordiv(length + (n - 1 - i), n));
+      cuts.push_back(cuts.back() + extents.back());
+    }
+    // The last part is what remains, so that the parts join back to `length`
+    // itself ((N + 1)//2 + N//2 is N, but not structurally).
+    extents.push_back(length - cuts.back());
+  }
+  std::vector<Value> parts;
+  for (size_t i = 0; i < extents.size(); ++i)
+    parts.push_back(Value::tensor(slice_along(b, x, axis, cuts[i], extents[i], call.loc)));
+  return Value::tuple(parts);
+}
+
+// The tensors of a list or tuple argument.
+std::vector<NodeRef> tensor_list(Builder& b, const Arg& arrays, const std::string& callee) {
+  if (!arrays.value.is(K::Tuple) || arrays.value.items.empty())
+    error(arrays.loc, callee + " needs a non-empty list of tensors, not " + arrays.value.describe());
+  std::vector<NodeRef> parts;
+  for (const Value& v : arrays.value.items) parts.push_back(b.tensor({v, arrays.loc}, "an item of " + callee));
+  return parts;
+}
+
+NodeRef concat(Builder& b, const std::vector<NodeRef>& parts, int64_t axis, const SourceLoc& loc) {
+  if (parts.size() == 1) return parts[0];
+  ir::Attrs attrs;
+  attrs.axes = {axis};
+  return b.graph().make(Op::Concat, parts, attrs, loc);
+}
+
+// np.stack: each tensor gets a new axis of size 1, then they are concatenated
+// along it. np.hstack and np.vstack: NumPy's atleast_1d / atleast_2d, then
+// concatenation along axis 1 (0 for vectors) or 0.
+Value stack(Builder& b, const std::string& name, const CallArgs& call) {
+  auto args = bind_args(call, {name == "stack" ? "arrays" : "tup", "axis"}, 1);
+  if (name != "stack" && args[1]) error(args[1]->loc, call.callee + "() takes no axis; np.stack and np.concatenate do");
+  std::vector<NodeRef> parts = tensor_list(b, *args[0], call.callee);
+  int64_t axis = 0;
+  if (name == "stack") {
+    for (NodeRef p : parts)
+      if (p->shape() != parts[0]->shape())
+        error(args[0]->loc, "np.stack: all tensors must have the same shape, not " + parts[0]->type().str() + " and " +
+                                p->type().str());
+    if (given(args[1])) axis = normalize_axis(b.constant_int(*args[1], "axis"), parts[0]->rank() + 1, args[1]->loc);
+    for (NodeRef& p : parts) p = reshape_to(b, p, with_unit_axes(p->shape(), {axis}), call.loc);
+  } else {
+    int least = name == "vstack" ? 2 : 1;
+    for (NodeRef& p : parts) {
+      std::vector<int64_t> front;  // atleast_1d / atleast_2d put the new axes first
+      for (int k = p->rank(); k < least; ++k) front.push_back(k - p->rank());
+      p = reshape_to(b, p, with_unit_axes(p->shape(), front), call.loc);
+    }
+    axis = name == "hstack" && parts[0]->rank() > 1 ? 1 : 0;
+  }
+  try {
+    ir::Attrs attrs;
+    attrs.axes = {axis};
+    if (parts.size() > 1) ir::infer_type(Op::Concat, parts, attrs);
+  } catch (const ir::ShapeError& e) {
+    error(args[0]->loc, call.callee + ": " + e.what());
+  }
+  return Value::tensor(concat(b, parts, axis, call.loc));
+}
+
+// np.squeeze / x.squeeze: the named axes must have size 1 (known now);
+// without axes, every axis whose size is the constant 1 goes.
+Value squeeze(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"a", "axis"}, 1);
+  NodeRef x = b.tensor(*args[0], "the argument of " + call.callee);
+  Shape shape;
+  std::vector<int64_t> axes;
+  if (given(args[1])) axes = reduction_axes(b, args[1], x->rank());
+  for (int k = 0; k < x->rank(); ++k) {
+    const Size& d = x->shape()[k];
+    bool named = std::count(axes.begin(), axes.end(), k) > 0;
+    if (named && d != Size(1))
+      error(args[1]->loc,
+            call.callee + ": cannot squeeze axis " + std::to_string(k) + " of " + x->type().str() + ": its size is " +
+                d.str() + ", not 1" +
+                (d.is_constant() ? "" : " (a symbolic size is not known to be 1; write 1 in the annotation)"));
+    if (named || (!given(args[1]) && d == Size(1))) continue;
+    shape.push_back(d);
+  }
+  return Value::tensor(reshape_to(b, x, shape, call.loc));
+}
+
+Value expand_dims(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"a", "axis"}, 2);
+  NodeRef x = b.tensor(*args[0], "the argument of np.expand_dims");
+  std::vector<Arg> items = shape_items(*args[1]);
+  int rank = x->rank() + static_cast<int>(items.size());
+  std::vector<int64_t> axes;
+  for (const Arg& item : items) {
+    int64_t a = normalize_axis(b.constant_int(item, "an axis"), rank, item.loc);
+    if (std::count(axes.begin(), axes.end(), a)) error(item.loc, "axis " + std::to_string(a) + " is repeated");
+    axes.push_back(a);
+  }
+  return Value::tensor(reshape_to(b, x, with_unit_axes(x->shape(), axes), call.loc));
+}
+
+// x.flatten(), x.ravel(), np.ravel(x): the row-major reading as one axis.
+Value flatten(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"a", "order"}, 1);
+  NodeRef x = b.tensor(*args[0], "the argument of " + call.callee);
+  if (given(args[1]) && !(args[1]->value.is(K::String) && args[1]->value.text == "C"))
+    error(args[1]->loc, call.callee + ": only order='C' (row-major) is supported");
+  return Value::tensor(reshape_to(b, x, {ir::num_elements(x->shape())}, call.loc));
+}
+
+// np.pad with mode='constant': along each axis, tensors filled with the
+// constant (a broadcast number) are concatenated before and after.
+Value pad(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"array", "pad_width", "mode", "constant_values"}, 2);
+  NodeRef x = b.tensor(*args[0], "the argument of np.pad");
+  if (given(args[2]) && !(args[2]->value.is(K::String) && args[2]->value.text == "constant"))
+    error(args[2]->loc, "np.pad: only mode='constant' is supported (reflect, edge and wrap padding are not)");
+  double fill = 0;
+  if (given(args[3])) {
+    auto c = args[3]->value.known_number();
+    if (!c) error(args[3]->loc, "np.pad: constant_values must be one number, not " + args[3]->value.describe());
+    fill = *c;
+  }
+  // pad_width: n, (n,), (before, after), ((before, after),) or one pair per axis.
+  auto pair_of = [&](const Value& v) -> std::pair<Size, Size> {
+    if (!v.is(K::Tuple)) {
+      Size n = b.size({v, args[1]->loc}, "a pad width");
+      return {n, n};
+    }
+    if (v.items.size() == 1)
+      return {b.size({v.items[0], args[1]->loc}, "a pad width"), b.size({v.items[0], args[1]->loc}, "a pad width")};
+    if (v.items.size() != 2) error(args[1]->loc, "np.pad: each pad width is n or (before, after)");
+    return {b.size({v.items[0], args[1]->loc}, "a pad width"), b.size({v.items[1], args[1]->loc}, "a pad width")};
+  };
+  const Value& widths = args[1]->value;
+  std::vector<std::pair<Size, Size>> per_axis;
+  bool nested = widths.is(K::Tuple) && !widths.items.empty() && widths.items[0].is(K::Tuple);
+  if (nested && widths.items.size() == static_cast<size_t>(x->rank())) {
+    for (const Value& v : widths.items) per_axis.push_back(pair_of(v));
+  } else if (nested && widths.items.size() != 1) {
+    error(args[1]->loc, "np.pad: " + std::to_string(widths.items.size()) + " pad widths given for a tensor of rank " +
+                            std::to_string(x->rank()));
+  } else {
+    per_axis.assign(x->rank(), pair_of(nested ? widths.items[0] : widths));
+  }
+  NodeRef value = b.graph().constant(fill, call.loc);
+  for (int k = 0; k < x->rank(); ++k) {
+    std::vector<NodeRef> parts;
+    for (int side = 0; side < 2; ++side) {
+      const Size& width = side ? per_axis[k].second : per_axis[k].first;
+      if (width.is_constant() && *width.constant() < 0)
+        error(args[1]->loc, "np.pad: pad widths must be non-negative, not " + width.str());
+      if (side) parts.push_back(x);
+      if (width == Size(0)) continue;
+      Shape filled = x->shape();
+      filled[k] = width;
+      parts.push_back(broadcast_to(b, value, filled, call.loc));
+    }
+    if (parts.size() > 1) x = concat(b, parts, k, call.loc);
+  }
+  return Value::tensor(x);
+}
+
+// np.prod, np.multiply.reduce: the IR has no product reduction, so a product
+// over axes of constant length is unrolled into multiplications of slices.
+constexpr int64_t kMaxUnrolledProduct = 64;
+
+Value product(Builder& b, NodeRef x, const std::vector<int64_t>& axes, bool keepdims, const CallArgs& call) {
+  NodeRef p = x;
+  for (int64_t a : axes) {
+    auto length = p->shape()[a].constant();
+    if (!length || *length > kMaxUnrolledProduct)
+      error(call.loc, call.callee + ": a product along axis " + std::to_string(a) + " of size " + p->shape()[a].str() +
+                          " is not supported (Axon has no product reduction; products over constant axes of at most " +
+                          std::to_string(kMaxUnrolledProduct) + " are unrolled); for positive values write " +
+                          "np.exp(np.sum(np.log(x), axis=...))");
+    Shape kept = p->shape();
+    kept[a] = 1;
+    NodeRef acc = *length == 0 ? broadcast_to(b, b.graph().constant(1.0, call.loc), kept, call.loc) : nullptr;
+    for (int64_t i = 0; i < *length; ++i) {
+      NodeRef item = slice_along(b, p, a, i, 1, call.loc);
+      acc = acc ? b.graph().make(Op::Mul, {acc, item}, {}, call.loc) : item;
+    }
+    p = acc;
+  }
+  if (keepdims) return Value::tensor(p);
+  Shape shape;
+  for (int k = 0; k < x->rank(); ++k)
+    if (!std::count(axes.begin(), axes.end(), k)) shape.push_back(x->shape()[k]);
+  return Value::tensor(reshape_to(b, p, shape, call.loc));
+}
+
+Value prod(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"a", "axis", "dtype", "out", "keepdims"}, 1);
+  for (size_t i : {2, 3})
+    if (given(args[i])) error(args[i]->loc, call.callee + ": only a, axis and keepdims are supported");
+  NodeRef x = b.tensor(*args[0], "the argument of " + call.callee);
+  return product(b, x, reduction_axes(b, args[1], x->rank()), keepdims_flag(args[4]), call);
+}
+
+// np.add.reduce(x, axis=0) and its kin: NumPy's ufunc reduce, whose axis
+// defaults to 0 (not to all axes, as np.sum's does).
+Value ufunc_reduce(Builder& b, const std::string& ufunc, const CallArgs& call) {
+  auto args = bind_args(call, {"array", "axis", "dtype", "out", "keepdims"}, 1);
+  for (size_t i : {2, 3})
+    if (given(args[i])) error(args[i]->loc, call.callee + ": only array, axis and keepdims are supported");
+  Arg axis = args[1] ? *args[1] : Arg{Value::integer(0), call.loc};
+  CallArgs inner{call.callee, call.loc, {*args[0], axis}, {}};
+  if (args[4]) inner.keywords.push_back({"keepdims", *args[4]});
+  const std::string& reduction = kUfuncReduce.at(ufunc);
+  if (reduction == "prod") return prod(b, inner);
+  return reduce(b, reduction, inner);
+}
+
 // The method form x.name(...) and the function np.name(x, ...) share this.
 Value call_tensor_function(Builder& b, const std::string& name, const CallArgs& call) {
   if (kReduce.count(name)) return reduce(b, name, call);
@@ -401,6 +698,9 @@ Value call_tensor_function(Builder& b, const std::string& name, const CallArgs& 
     auto args = bind_args(call, {"a", "axis"}, 1);
     return cumsum(b, b.tensor(arg_of(args[0]), "the argument of " + call.callee), args[1], call.loc);
   }
+  if (name == "squeeze") return squeeze(b, call);
+  if (name == "flatten" || name == "ravel") return flatten(b, call);
+  if (name == "prod") return prod(b, call);
   if (name == "swapaxes") {
     auto args = bind_args(call, {"a", "axis1", "axis2"}, 3);
     NodeRef x = b.tensor(arg_of(args[0]), "the argument of " + call.callee);
@@ -435,6 +735,14 @@ Value numpy_attribute(const std::string& name, const SourceLoc& loc) {
   return Value::of(K::NpFunction, name);
 }
 
+Value ufunc_attribute(const std::string& ufunc, const std::string& name, const SourceLoc& loc) {
+  if (name == "reduce" && kUfuncReduce.count(ufunc)) return Value::of(K::NpFunction, ufunc + ".reduce");
+  std::string instead = name == "accumulate" && ufunc == "add" ? "; np.cumsum is np.add.accumulate"
+                        : name == "reduce" ? "; np.add, np.multiply, np.maximum and np.minimum have .reduce"
+                                           : "";
+  error(loc, "np." + ufunc + "." + name + " is not supported" + instead);
+}
+
 Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
   if (auto op = elementwise_op(name, ir::OpKind::Unary)) {
     auto args = bind_args(call, {"x"}, 1);
@@ -466,6 +774,11 @@ Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
   }
   if (name == "einsum") return einsum(b, call);
   if (name == "concatenate") return concatenate(b, call);
+  if (name == "split" || name == "array_split") return split(b, name, call);
+  if (name == "stack" || name == "hstack" || name == "vstack") return stack(b, name, call);
+  if (name == "expand_dims") return expand_dims(b, call);
+  if (name == "pad") return pad(b, call);
+  if (auto dot = name.find(".reduce"); dot != std::string::npos) return ufunc_reduce(b, name.substr(0, dot), call);
   if (name == "transpose") {
     auto args = bind_args(call, {"a", "axes"}, 1);
     NodeRef x = b.tensor(*args[0], "the argument of np.transpose");
@@ -518,6 +831,13 @@ Value tensor_attribute(Builder& b, const Arg& tensor, const std::string& name, c
     return Value::tuple(dims);
   }
   if (name == "ndim") return Value::integer(x->rank());
+  if (name == "mT") {  // the last two axes swapped (matrix transpose of a stack)
+    if (x->rank() < 2) error(loc, "x.mT needs at least two dimensions, not " + x->type().str());
+    std::vector<int64_t> perm;
+    for (int k = 0; k < x->rank(); ++k) perm.push_back(k);
+    std::swap(perm[x->rank() - 2], perm[x->rank() - 1]);
+    return Value::tensor(transpose(b, x, perm, loc));
+  }
   if (name == "size") return Value::integer(ir::num_elements(x->shape()));
   if (!kMethods.count(name)) error(loc, "tensors have no attribute '" + name + "' in Axon's NumPy subset");
   Value method = Value::of(K::Method, name);

@@ -10,6 +10,8 @@ namespace axon::lang {
 bool is_numpy_name(const std::string& name);
 /// np.pi, np.e, or a NpFunction value.
 Value numpy_attribute(const std::string& name, const SourceLoc& loc);
+/// np.<ufunc>.<name>: np.add.reduce and its kin (a NpFunction "add.reduce").
+Value ufunc_attribute(const std::string& ufunc, const std::string& name, const SourceLoc& loc);
 /// math.<name>: math.pi, math.e, math.inf, or a function on numbers.
 Value math_attribute(const std::string& name, const SourceLoc& loc);
 /// math.<name>(args): folded now; its arguments must be numbers.

@@ -120,6 +120,13 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
       if (op == "*") return Value::integer(a.size * b.size);
       if (op == "//" || op == "%") {
         auto d = b.size.constant();
+        if (!d && op == "//") {  // C // H with C declared as H*D: exact, so the quotient is D
+          if (auto q = a.size.divide_exact(b.size)) return Value::integer(*q);
+          error(right.loc, "'" + a.size.str() + " // " + b.size.str() +
+                               "': a symbolic divisor must divide the size exactly as a product (declare the "
+                               "dimension as " +
+                               b.size.str() + "*D), or be a constant");
+        }
         if (!d) error(right.loc, "the divisor of '" + op + "' must be a constant, not " + b.size.str());
         if (*d == 0) error(right.loc, "integer division by zero");
         if (op == "%") {
