@@ -131,7 +131,13 @@ double unary_bound(Op op, double x, double ex, double y, double exponent, const 
   throw InternalError(__FILE__, __LINE__, "not a unary op");
 }
 
+// An integer of at most 1/u from exact operands has no rounding error.
+bool exact_integer(double y, double ea, double eb, const Rounding& r) {
+  return ea == 0 && eb == 0 && y == std::nearbyint(y) && std::fabs(y) * r.u <= 1;
+}
+
 double binary_bound(Op op, double a, double ea, double b, double eb, double y, const Rounding& r) {
+  if ((op == Op::Add || op == Op::Sub || op == Op::Mul) && exact_integer(y, ea, eb, r)) return 0;
   double local = r.of(y);
   switch (op) {
     case Op::Add:
@@ -167,11 +173,20 @@ double binary_bound(Op op, double a, double ea, double b, double eb, double y, c
 }
 
 // where(a cmp b, t, f): two rounded values within c times their bounds of
-// each other may compare either way.
+// each other may compare either way; exact ones (index grids, constants)
+// compare as the reference does, even when equal.
 double select_bound(double a, double ea, double b, double eb, double t, double et, double f, double ef) {
   double e = std::max(et, ef);
-  if (std::fabs(a - b) <= kBoundFactor * (ea + eb)) e += std::fabs(t - f);
+  if (ea + eb > 0 && std::fabs(a - b) <= kBoundFactor * (ea + eb)) e += std::fabs(t - f);
   return e;
+}
+
+// An infinite value (a -inf mask fill, exp(-inf) = 0 downstream) must be
+// matched exactly, so its bound is 0; a bound that is NaN (0 times an
+// infinite bound) allows anything, as its infinite input bound did.
+double settled(double y, double e) {
+  if (!std::isfinite(y)) return 0;
+  return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
 }
 
 // A sum's bound from its running totals: q = the sum of the terms' E^2, ss =
@@ -290,7 +305,8 @@ class Interpreter {
       const Bound& ein = bound(node->input(0));
       Rounding u = rounding_of(node);
       e.resize(t.data.size());
-      for (size_t i = 0; i < e.size(); ++i) e[i] = unary_bound(node->op(), in.data[i], ein[i], t.data[i], exponent, u);
+      for (size_t i = 0; i < e.size(); ++i)
+        e[i] = settled(t.data[i], unary_bound(node->op(), in.data[i], ein[i], t.data[i], exponent, u));
     }
     return t;
   }
@@ -316,11 +332,11 @@ class Interpreter {
         int pick = compare(node->attrs().cmp, a, b) ? 2 : 3;
         out.data[flat] = data[pick][at[pick]];
         if (bounds_on_)
-          e[flat] = select_bound(a, bounds[0][at[0]], b, bounds[1][at[1]], data[2][at[2]], bounds[2][at[2]],
-                                 data[3][at[3]], bounds[3][at[3]]);
+          e[flat] = settled(out.data[flat], select_bound(a, bounds[0][at[0]], b, bounds[1][at[1]], data[2][at[2]],
+                                                         bounds[2][at[2]], data[3][at[3]], bounds[3][at[3]]));
       } else {
         double y = out.data[flat] = apply_binary(node->op(), a, b);
-        if (bounds_on_) e[flat] = binary_bound(node->op(), a, bounds[0][at[0]], b, bounds[1][at[1]], y, u);
+        if (bounds_on_) e[flat] = settled(y, binary_bound(node->op(), a, bounds[0][at[0]], b, bounds[1][at[1]], y, u));
       }
       ++flat;
     });
@@ -395,7 +411,11 @@ class Interpreter {
     if (bounds_on_) {
       Rounding u = rounding_of(node);
       e.resize(q.size());
-      for (size_t i = 0; i < e.size(); ++i) e[i] = sum_bound(q[i], ss[i], u);
+      for (size_t i = 0; i < e.size(); ++i) {
+        int64_t position = (static_cast<int64_t>(i) / stride) % length;
+        bool exact = q[i] == 0 && (position == 0 || e[i - stride] == 0) && exact_integer(t.data[i], 0, 0, u);
+        e[i] = exact ? 0 : sum_bound(q[i], ss[i], u);
+      }
     }
     return t;
   }

@@ -149,6 +149,21 @@ const std::vector<Row>& rows() {
       {"min_plus_max", R"(x: "f32[M, N]", y: "f32[M, N]")", "np.minimum(x, y) + np.maximum(x, y)", "x + y",
        Expect::Proved},
       {"where_is_abs", R"(x: "f32[M, N]")", "np.where(x > 0, x, -x)", "np.abs(x)", Expect::Proved},
+      // ---- masks: comparisons as numbers, logical ops, index grids, infinity ----
+      {"relu_as_mask_product", R"(x: "f32[M, N]")", "x * (x > 0)", "np.maximum(x, 0.0)", Expect::Proved},
+      {"mask_and_is_nested_where", R"(x: "f32[M, N]", y: "f32[M, N]")", "np.where((x > 0) & (y > 0), x, y)",
+       "np.where(x > 0, np.where(y > 0, x, y), y)", Expect::Proved},
+      {"mask_not_swaps_branches", R"(x: "f32[M, N]", y: "f32[M, N]")", "np.where(~(x > y), x, y)",
+       "np.where(x > y, y, x)", Expect::Proved},
+      {"mask_or_is_maximum", R"(x: "f32[M, N]", y: "f32[M, N]")", "((x > 0) | (y > 0)) * 1.0",
+       "np.maximum((x > 0) * 1.0, (y > 0) * 1.0)", Expect::Proved},
+      // Index grids are running sums of ones: true, but the prover needs the
+      // scan's closed form to see it.
+      {"tril_idempotent", R"(x: "f32[N, N]")", "np.tril(np.tril(x))", "np.tril(x)", Expect::NotProved},
+      {"tril_plus_strict_triu", R"(x: "f32[N, N]")", "np.tril(x) + np.triu(x, k=1)", "x", Expect::NotProved},
+      // -inf has no real value: a masked exp is true but never proved.
+      {"masked_exp_of_minus_inf", R"(x: "f32[M, N]")", "np.exp(np.where(x > 0, x, -np.inf))",
+       "np.where(x > 0, np.exp(x), 0.0)", Expect::NotProved},
       // ---- layout ----
       {"transpose_twice", R"(a: "f32[M, N]")", "a.T.T", "a", Expect::Proved},
       {"transpose_3d_round_trip", R"(x: "f32[A, B, C]")", "np.transpose(np.transpose(x, (1, 2, 0)), (2, 0, 1))",
@@ -221,6 +236,15 @@ const std::vector<Row>& rows() {
       {"matmul_not_commutative", R"(a: "f32[N, N]", b: "f32[N, N]")", "a @ b", "b @ a", Expect::Refuted},
       {"einsum_wrong_operand_axis", R"(a: "f32[N, N]", b: "f32[N, N]")", R"(np.einsum("ij,jk->ik", a, b))",
        R"(np.einsum("ij,kj->ik", a, b))", Expect::Refuted},
+      {"mask_and_vs_or", R"(x: "f32[M, N]", y: "f32[M, N]")", "np.where((x > 0) & (y > 0), x, y)",
+       "np.where((x > 0) | (y > 0), x, y)", Expect::Refuted},
+      {"tril_vs_triu", R"(x: "f32[N, N]")", "np.tril(x)", "np.triu(x)", Expect::Refuted},
+      {"tril_diagonal_off_by_one", R"(x: "f32[N, N]")", "np.tril(x, -1)", "np.tril(x)", Expect::Refuted},
+      {"causal_mask_transposed", R"(x: "f32[N, N]")",
+       "np.where(np.arange(x.shape[0])[:, None] >= np.arange(x.shape[0])[None, :], x, 0.0)", "np.triu(x)",
+       Expect::Refuted},
+      {"masked_exp_wrong_fill", R"(x: "f32[M, N]")", "np.exp(np.where(x > 0, x, -np.inf))",
+       "np.where(x > 0, np.exp(x), 1.0)", Expect::Refuted},
       {"slice_concat_rotated", R"(a: "f32[M, N]")", "np.concatenate([a[:, 1:], a[:, :1]], axis=1)", "a",
        Expect::Refuted},
       {"reshape_is_not_transpose", R"(x: "f32[N, N]")", "x.reshape(x.shape[1], x.shape[0])", "x.T",
@@ -246,6 +270,10 @@ const std::vector<Row>& rows() {
       // 1e400 is inf: the interpreter gives inf - inf = NaN, not 0.
       {"blind_inf_literal_cancels", R"(x: "f32[M, N]")" BLIND_PARAMS, BLIND("(x * 0.0 + 1e400) - 1e400"),
        BLIND("x * 0.0"), Expect::Unrefutable},
+      // -inf is not a large negative number, whatever the prover makes of it.
+      {"blind_minus_inf_vs_large_negative", R"(x: "f32[M, N]")" BLIND_PARAMS,
+       BLIND("np.exp(np.where(x > 0, x, -np.inf))"), BLIND("np.exp(np.where(x > 0, x, -1e30))"),
+       Expect::Unrefutable},
       {"blind_wrong_reduction_axis", R"(a: "f32[N, N]")" BLIND_PARAMS, BLIND("np.sum(a, axis=0)"),
        BLIND("np.sum(a, axis=1)"), Expect::Unrefutable},
       {"blind_square_of_sum", R"(a: "f32[M, N]")" BLIND_PARAMS, BLIND("np.sum(a, axis=1) ** 2"),
