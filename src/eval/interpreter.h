@@ -23,7 +23,7 @@
 //   x ** p                    |p| |x|^(p-1) E(x) + u|y| (p = 2), 4u|y| (other p)
 //   where(a cmp b, t, f)      max(E(t), E(f)), plus |t - f| when |a - b| <= c (E(a) + E(b)) and
 //                             E(a) + E(b) > 0: the comparison may go either way
-//   exact integers            0 for a + b, a - b, a * b and each prefix of cumsum whose operands
+//   exact integers            0 for a + b, a - b, a * b and each prefix of cumsum on no input whose operands
 //                             are exact (E = 0) and whose value is an integer of at most 1/u
 //                             (index grids: np.arange is a running count of ones)
 //   a non-finite value        0: it must be matched exactly (a -inf mask fill); a NaN bound

@@ -617,14 +617,16 @@ class Lowerer {
     if (call.callee == "float" && v.is(K::String)) {
       std::string t;
       for (char c : v.text)
-        if (!std::isspace(static_cast<unsigned char>(c))) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (!std::isspace(static_cast<unsigned char>(c)))
+          t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       double inf = std::numeric_limits<double>::infinity();
       if (t == "inf" || t == "+inf" || t == "infinity" || t == "+infinity") return Value::real(inf);
       if (t == "-inf" || t == "-infinity") return Value::real(-inf);
       char* end = nullptr;
       double x = std::strtod(t.c_str(), &end);
       if (t.empty() || *end != '\0' || t.find("nan") != std::string::npos)
-        error(args[0]->loc, "float() of the string '" + v.text + "' is not supported (float(\"inf\") and float(\"-inf\") are)");
+        error(args[0]->loc,
+              "float() of the string '" + v.text + "' is not supported (float(\"inf\") and float(\"-inf\") are)");
       return Value::real(x);
     }
     auto x = v.known_number();

@@ -30,12 +30,11 @@ std::optional<Op> elementwise_op(const std::string& name, ir::OpKind kind) {
 }
 const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
                                            {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
-const std::set<std::string> kOther = {"square",      "where",       "var",         "std",         "clip",
-                                      "power",       "float32",     "cumsum",      "matmul",      "einsum",
-                                      "transpose",   "swapaxes",    "reshape",     "broadcast_to", "concatenate",
-                                      "arange",      "tri",         "tril",        "triu",        "ones",
-                                      "zeros",       "full",        "ones_like",   "zeros_like",  "full_like",
-                                      "logical_and", "logical_or",  "logical_xor", "logical_not", "bool_"};
+const std::set<std::string> kOther = {
+    "square",    "where",       "var",        "std",         "clip",        "power",        "float32",     "cumsum",
+    "matmul",    "einsum",      "transpose",  "swapaxes",    "reshape",     "broadcast_to", "concatenate", "arange",
+    "tri",       "tril",        "triu",       "ones",        "zeros",       "full",         "ones_like",   "zeros_like",
+    "full_like", "logical_and", "logical_or", "logical_xor", "logical_not", "bool_"};
 const std::set<std::string> kMethods = {"sum",    "mean",    "max",       "min",      "var",    "std",
                                         "cumsum", "reshape", "transpose", "swapaxes", "astype", "clip"};
 // NumPy names that stay out, each with what to write instead.
@@ -417,14 +416,15 @@ Value arange(Builder& b, const CallArgs& call) {
   if (n.is_constant() && *n.constant() <= 0)
     error(call.loc, "np.arange(" + start.str() + ", " + stop.str() + ") is empty; Axon's tensors are not");
   NodeRef x = iota(b, n, call.loc);
-  if (start != Size(0)) x = b.graph().make(Op::Add, {x, b.tensor({Value::integer(start), call.loc}, "start")}, {}, call.loc);
+  if (start != Size(0))
+    x = b.graph().make(Op::Add, {x, b.tensor({Value::integer(start), call.loc}, "start")}, {}, call.loc);
   return Value::tensor(x);
 }
 
 // Where the element (row i, column j) of the last two axes has j - i <= k
 // (tril, tri) or j - i >= k (triu): the select of `inside` or `outside`.
-NodeRef triangle(Builder& b, bool lower, const Size& rows, const Size& cols, int64_t k, NodeRef inside,
-                 NodeRef outside, const SourceLoc& loc) {
+NodeRef triangle(Builder& b, bool lower, const Size& rows, const Size& cols, int64_t k, NodeRef inside, NodeRef outside,
+                 const SourceLoc& loc) {
   NodeRef i = reshape_to(b, iota(b, rows, loc), {rows, 1}, loc);
   NodeRef j = reshape_to(b, iota(b, cols, loc), {1, cols}, loc);
   if (k != 0) i = b.graph().make(Op::Add, {i, b.graph().constant(static_cast<double>(k), loc)}, {}, loc);
@@ -457,8 +457,8 @@ Value tri(Builder& b, const CallArgs& call) {
   Size rows = b.size(*args[0], "N of np.tri");
   Size cols = given(args[1]) ? b.size(*args[1], "M of np.tri") : rows;
   int64_t k = given(args[2]) ? b.constant_int(*args[2], "k of np.tri") : 0;
-  NodeRef y = triangle(b, true, rows, cols, k, b.graph().constant(1.0, call.loc), b.graph().constant(0.0, call.loc),
-                       call.loc);
+  NodeRef y =
+      triangle(b, true, rows, cols, k, b.graph().constant(1.0, call.loc), b.graph().constant(0.0, call.loc), call.loc);
   return bool_dtype(args[3]) ? Value::mask(y) : Value::tensor(y);
 }
 

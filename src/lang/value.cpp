@@ -131,14 +131,15 @@ Value Builder::binary(const std::string& op, const Arg& left, const Arg& right, 
   if (op == "&" || op == "|" || op == "^") return logical(op, left, right, loc, false);
   using K = Value::Kind;
   // NumPy's bool arithmetic: + is or, * is and, - is an error.
-  bool mask_operand = a.is(K::Compare) || b.is(K::Compare) || (a.is(K::Tensor) && a.boolean) ||
-                      (b.is(K::Tensor) && b.boolean);
+  bool mask_operand =
+      a.is(K::Compare) || b.is(K::Compare) || (a.is(K::Tensor) && a.boolean) || (b.is(K::Tensor) && b.boolean);
   if (mask_operand && a.is_boolean() && b.is_boolean()) {
     if (op == "+") return logical("|", left, right, loc, false);
     if (op == "*") return logical("&", left, right, loc, false);
     if (op == "-")
-      error(loc, "NumPy does not subtract booleans; write (a ^ b) for the difference of masks, or convert one "
-                 "with .astype(np.float32)");
+      error(loc,
+            "NumPy does not subtract booleans; write (a ^ b) for the difference of masks, or convert one "
+            "with .astype(np.float32)");
   }
   // Integer arithmetic stays exact and symbolic: sizes are integers.
   if (a.is(K::Int) && b.is(K::Int)) {
@@ -211,13 +212,14 @@ namespace {
 bool index_valued(ir::NodeRef n) {
   switch (ir::op_kind(n->op())) {
     case ir::OpKind::Leaf:
-      return n->op() == ir::Op::SizeValue || (n->op() == ir::Op::Const && n->attrs().value == std::nearbyint(n->attrs().value) &&
-                                               std::fabs(n->attrs().value) < (1 << 24));
+      return n->op() == ir::Op::SizeValue ||
+             (n->op() == ir::Op::Const && n->attrs().value == std::nearbyint(n->attrs().value) &&
+              std::fabs(n->attrs().value) < (1 << 24));
     case ir::OpKind::Binary:
-      return (n->op() == ir::Op::Add || n->op() == ir::Op::Sub) && index_valued(n->input(0)) && index_valued(n->input(1));
+      return (n->op() == ir::Op::Add || n->op() == ir::Op::Sub) && index_valued(n->input(0)) &&
+             index_valued(n->input(1));
     case ir::OpKind::Scan:
-    case ir::OpKind::Layout:
-      return n->op() != ir::Op::Concat && index_valued(n->input(0));
+    case ir::OpKind::Layout: return n->op() != ir::Op::Concat && index_valued(n->input(0));
     case ir::OpKind::Unary: return n->op() == ir::Op::Neg && index_valued(n->input(0));
     case ir::OpKind::Select:
     case ir::OpKind::Reduce:
@@ -251,7 +253,8 @@ Value Builder::materialize(const Arg& compare) {
   if (x && y) return boolean_number(compare_numbers(c.cmp, *x, *y));
   ir::NodeRef a = tensor({c.items[0], compare.loc}, "a compared value");
   ir::NodeRef b = tensor({c.items[1], compare.loc}, "a compared value");
-  return Value::mask(select(c.cmp, a, b, graph_.constant(1.0, compare.loc), graph_.constant(0.0, compare.loc), compare.loc));
+  return Value::mask(
+      select(c.cmp, a, b, graph_.constant(1.0, compare.loc), graph_.constant(0.0, compare.loc), compare.loc));
 }
 
 namespace {
@@ -262,8 +265,12 @@ std::string bitwise_hint(const std::string& op) {
            "such as ~(x > 0), or use np.logical_not (nonzero is true)";
   return "NumPy's '" + op +
          "' on float tensors is a bitwise operation with no meaning for floats; it combines masks "
-         "such as (x > 0) " + op + " (y < 1), or use np.logical_" +
-         (op == "&" ? "and" : op == "|" ? "or" : "xor") + " (nonzero is true)";
+         "such as (x > 0) " +
+         op + " (y < 1), or use np.logical_" +
+         (op == "&"   ? "and"
+          : op == "|" ? "or"
+                      : "xor") +
+         " (nonzero is true)";
 }
 
 }  // namespace

@@ -46,7 +46,9 @@ struct Value {
   static Value integer(const ir::Size& s) { return with(Kind::Int, [&](Value& v) { v.size = s; }); }
   static Value real(double x) { return with(Kind::Float, [&](Value& v) { v.number = x; }); }
   static Value tuple(std::vector<Value> items) { return with(Kind::Tuple, [&](Value& v) { v.items = std::move(items); }); }
-  static Value mask(ir::NodeRef n) { return with(Kind::Tensor, [&](Value& v) { v.node = n, v.boolean = true; }); }
+  static Value mask(ir::NodeRef n) {
+    return with(Kind::Tensor, [&](Value& v) { v.node = n, v.boolean = true; });
+  }
   static Value of(Kind kind, std::string text = {}) { return with(kind, [&](Value& v) { v.text = std::move(text); }); }
 
   bool is(Kind k) const { return kind == k; }

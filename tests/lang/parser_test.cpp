@@ -127,26 +127,35 @@ TEST(ParserTest, AcceptsStatementsAndReturns) {
        "f32[M]"},
       {"unary forms", kImport + "def f(x: \"f32[M]\"):\n    return -x + +x - -1\n", "f32[M]"},
       {"comparison in where", kImport + "def f(x: \"f32[M]\"):\n    return np.where(x > 0, x, 0.01 * x)\n", "f32[M]"},
-      {"comparisons as numbers", kImport + "def f(x: \"f32[M]\"):\n    return x * (x > 0) + (x < 1) * 1.0 + (x == 0).sum()\n",
-       "f32[M]"},
+      {"comparisons as numbers",
+       kImport + "def f(x: \"f32[M]\"):\n    return x * (x > 0) + (x < 1) * 1.0 + (x == 0).sum()\n", "f32[M]"},
       {"a comparison returned", kImport + "def f(x: \"f32[M]\"):\n    return x > 0\n", "f32[M]"},
-      {"masks combined", kImport + "def f(x: \"f32[M]\", y: \"f32[M]\"):\n    m = (x > 0) & ~(y > 0) | ((x - y) > 1)\n"
-       "    m |= np.logical_xor(x, y)\n    return np.where(m, x, y) + np.logical_or(x, 0) * np.logical_not(m)\n",
+      {"masks combined",
+       kImport +
+           "def f(x: \"f32[M]\", y: \"f32[M]\"):\n    m = (x > 0) & ~(y > 0) | ((x - y) > 1)\n"
+           "    m |= np.logical_xor(x, y)\n    return np.where(m, x, y) + np.logical_or(x, 0) * np.logical_not(m)\n",
        "f32[M]"},
-      {"where on a tensor and on a number", kImport + "def f(x: \"f32[M]\"):\n    return np.where(x, x, 0.0) + np.where(True, x, 1.0)\n",
+      {"where on a tensor and on a number",
+       kImport + "def f(x: \"f32[M]\"):\n    return np.where(x, x, 0.0) + np.where(True, x, 1.0)\n", "f32[M]"},
+      {"infinities",
+       kImport + "import math\ndef f(x: \"f32[M]\"):\n"
+                 "    return np.where(x > 0, x, -np.inf) + np.where(x < 0, float(\"-inf\"), math.inf) + "
+                 "float(\"Infinity\")\n",
        "f32[M]"},
-      {"infinities", kImport + "import math\ndef f(x: \"f32[M]\"):\n"
-       "    return np.where(x > 0, x, -np.inf) + np.where(x < 0, float(\"-inf\"), math.inf) + float(\"Infinity\")\n",
-       "f32[M]"},
-      {"arange and causal masks", kImport + "def f(x: \"f32[S, T]\"):\n    s, t = x.shape\n"
-       "    c = np.arange(s)[:, None] >= np.arange(t)[None, :]\n    return np.where(c, x, 0.0) + np.arange(2, t + 2)\n",
+      {"arange and causal masks",
+       kImport + "def f(x: \"f32[S, T]\"):\n    s, t = x.shape\n"
+                 "    c = np.arange(s)[:, None] >= np.arange(t)[None, :]\n    return np.where(c, x, 0.0) + "
+                 "np.arange(2, t + 2)\n",
        "f32[S, T]"},
-      {"tri, tril, triu, ones, zeros, full", kImport + "def f(x: \"f32[S, S]\"):\n    s = x.shape[0]\n"
-       "    a = np.tril(x) + np.triu(x, k=1) + np.tri(s) + np.tri(s, s, -1, dtype=bool)\n"
-       "    return a * np.ones((s, s)) + np.zeros_like(x) + np.full((s, 1), 2.0) + np.ones(s, dtype=np.float32)\n",
+      {"tri, tril, triu, ones, zeros, full",
+       kImport +
+           "def f(x: \"f32[S, S]\"):\n    s = x.shape[0]\n"
+           "    a = np.tril(x) + np.triu(x, k=1) + np.tri(s) + np.tri(s, s, -1, dtype=bool)\n"
+           "    return a * np.ones((s, s)) + np.zeros_like(x) + np.full((s, 1), 2.0) + np.ones(s, dtype=np.float32)\n",
        "f32[S, S]"},
-      {"boolean dtypes", kImport + "def f(x: \"f32[S, S]\"):\n    m = np.tril(np.ones(x.shape, dtype=bool))\n"
-       "    return np.where(~m, x, 0.0) + x.astype(bool) + (x > 0).astype(np.float32)\n",
+      {"boolean dtypes",
+       kImport + "def f(x: \"f32[S, S]\"):\n    m = np.tril(np.ones(x.shape, dtype=bool))\n"
+                 "    return np.where(~m, x, 0.0) + x.astype(bool) + (x > 0).astype(np.float32)\n",
        "f32[S, S]"},
       {"where with a scalar on the left", kImport + "def f(x: \"f32[M]\"):\n    return np.where(0.5 <= x, 1.0, x)\n",
        "f32[M]"},
@@ -445,7 +454,8 @@ TEST(ParserTest, EquivalentFormsGiveTheSameIr) {
       {"triu with k", sig + "    return np.triu(x, 1)\n",
        sig + "    m, n = x.shape\n    return np.where(np.arange(m)[:, None] + 1 <= np.arange(n)[None, :], x, 0)\n"},
       {"tri is a select of 1 and 0", sig + "    return x[:, :1] * np.tri(x.shape[0])\n",
-       sig + "    m = x.shape[0]\n    return x[:, :1] * np.where(np.arange(m)[:, None] >= np.arange(m)[None, :], 1.0, 0.0)\n"},
+       sig + "    m = x.shape[0]\n    return x[:, :1] * np.where(np.arange(m)[:, None] >= np.arange(m)[None, :], 1.0, "
+             "0.0)\n"},
       {"arange is a running count", sig + "    return x + np.arange(x.shape[1])\n",
        sig + "    return x + (np.cumsum(np.ones(x.shape[1])) - 1)\n"},
       {"np.add, np.multiply from the op table", sig + "    return np.multiply(np.add(x @ w, 1.0), 2.0)\n",
