@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "eval/rounding.h"
 #include "ir/scalar.h"
@@ -131,7 +132,15 @@ double unary_bound(Op op, double x, double ex, double y, double exponent, const 
   throw InternalError(__FILE__, __LINE__, "not a unary op");
 }
 
-double binary_bound(Op op, double a, double ea, double b, double eb, double y, const Rounding& r) {
+// An integer of at most 1/u from exact operands has no rounding error. Taken
+// only for values made of constants and sizes alone (index grids), so that
+// the bounds of computations on data keep their general rules.
+bool exact_integer(double y, double ea, double eb, const Rounding& r) {
+  return ea == 0 && eb == 0 && y == std::nearbyint(y) && std::fabs(y) * r.u <= 1;
+}
+
+double binary_bound(Op op, double a, double ea, double b, double eb, double y, const Rounding& r, bool index) {
+  if (index && (op == Op::Add || op == Op::Sub || op == Op::Mul) && exact_integer(y, ea, eb, r)) return 0;
   double local = r.of(y);
   switch (op) {
     case Op::Add:
@@ -167,11 +176,20 @@ double binary_bound(Op op, double a, double ea, double b, double eb, double y, c
 }
 
 // where(a cmp b, t, f): two rounded values within c times their bounds of
-// each other may compare either way.
+// each other may compare either way; exact ones (index grids, constants)
+// compare as the reference does, even when equal.
 double select_bound(double a, double ea, double b, double eb, double t, double et, double f, double ef) {
   double e = std::max(et, ef);
-  if (std::fabs(a - b) <= kBoundFactor * (ea + eb)) e += std::fabs(t - f);
+  if (ea + eb > 0 && std::fabs(a - b) <= kBoundFactor * (ea + eb)) e += std::fabs(t - f);
   return e;
+}
+
+// An infinite value (a -inf mask fill, exp(-inf) = 0 downstream) must be
+// matched exactly, so its bound is 0; a bound that is NaN (0 times an
+// infinite bound) allows anything, as its infinite input bound did.
+double settled(double y, double e) {
+  if (!std::isfinite(y)) return 0;
+  return std::isnan(e) ? std::numeric_limits<double>::infinity() : e;
 }
 
 // A sum's bound from its running totals: q = the sum of the terms' E^2, ss =
@@ -211,6 +229,11 @@ class Interpreter {
     for (size_t i = 0; i < order.size(); ++i)
       for (NodeRef in : order[i]->inputs()) last_use[in] = i;
     for (NodeRef out : fn.outputs) last_use[out] = order.size();
+    for (NodeRef node : order) {  // no kernel input flows into it (an index grid, a constant)
+      bool free = node->op() != Op::Input;
+      for (NodeRef in : node->inputs()) free = free && input_free_.count(in);
+      if (free) input_free_.insert(node);
+    }
     for (size_t i = 0; i < order.size(); ++i) {
       NodeRef node = order[i];
       Bound e;
@@ -290,7 +313,8 @@ class Interpreter {
       const Bound& ein = bound(node->input(0));
       Rounding u = rounding_of(node);
       e.resize(t.data.size());
-      for (size_t i = 0; i < e.size(); ++i) e[i] = unary_bound(node->op(), in.data[i], ein[i], t.data[i], exponent, u);
+      for (size_t i = 0; i < e.size(); ++i)
+        e[i] = settled(t.data[i], unary_bound(node->op(), in.data[i], ein[i], t.data[i], exponent, u));
     }
     return t;
   }
@@ -306,6 +330,7 @@ class Interpreter {
     }
     if (bounds_on_) e.resize(out.data.size());
     Rounding u = rounding_of(node);
+    bool index_grid = bounds_on_ && input_free(node);
     size_t n = node->inputs().size();
     int64_t flat = 0;
     Index at(n);
@@ -316,11 +341,11 @@ class Interpreter {
         int pick = compare(node->attrs().cmp, a, b) ? 2 : 3;
         out.data[flat] = data[pick][at[pick]];
         if (bounds_on_)
-          e[flat] = select_bound(a, bounds[0][at[0]], b, bounds[1][at[1]], data[2][at[2]], bounds[2][at[2]],
-                                 data[3][at[3]], bounds[3][at[3]]);
+          e[flat] = settled(out.data[flat], select_bound(a, bounds[0][at[0]], b, bounds[1][at[1]], data[2][at[2]],
+                                                         bounds[2][at[2]], data[3][at[3]], bounds[3][at[3]]));
       } else {
         double y = out.data[flat] = apply_binary(node->op(), a, b);
-        if (bounds_on_) e[flat] = binary_bound(node->op(), a, bounds[0][at[0]], b, bounds[1][at[1]], y, u);
+        if (bounds_on_) e[flat] = settled(y, binary_bound(node->op(), a, bounds[0][at[0]], b, bounds[1][at[1]], y, u, index_grid));
       }
       ++flat;
     });
@@ -394,8 +419,13 @@ class Interpreter {
     }
     if (bounds_on_) {
       Rounding u = rounding_of(node);
+      bool index_grid = input_free(node);
       e.resize(q.size());
-      for (size_t i = 0; i < e.size(); ++i) e[i] = sum_bound(q[i], ss[i], u);
+      for (size_t i = 0; i < e.size(); ++i) {
+        int64_t position = (static_cast<int64_t>(i) / stride) % length;
+        bool exact = index_grid && q[i] == 0 && (position == 0 || e[i - stride] == 0) && exact_integer(t.data[i], 0, 0, u);
+        e[i] = exact ? 0 : sum_bound(q[i], ss[i], u);
+      }
     }
     return t;
   }
@@ -621,6 +651,8 @@ class Interpreter {
   bool bounds_on_;
   std::unordered_map<NodeRef, Tensor> values_;
   std::unordered_map<NodeRef, Bound> bounds_;
+  std::unordered_set<NodeRef> input_free_;
+  bool input_free(NodeRef node) const { return input_free_.count(node) > 0; }
 };
 
 std::string bytes_text(int64_t bytes) {

@@ -21,8 +21,13 @@
 //   tanh x                    (1 - y^2) E(x) + 4u|y|
 //   sqrt x                    min(E(x)/(2y), sqrt E(x)) + u|y|
 //   x ** p                    |p| |x|^(p-1) E(x) + u|y| (p = 2), 4u|y| (other p)
-//   where(a cmp b, t, f)      max(E(t), E(f)), plus |t - f| when |a - b| <= c (E(a) + E(b)):
-//                             the comparison may go either way
+//   where(a cmp b, t, f)      max(E(t), E(f)), plus |t - f| when |a - b| <= c (E(a) + E(b)) and
+//                             E(a) + E(b) > 0: the comparison may go either way
+//   exact integers            0 for a + b, a - b, a * b and each prefix of cumsum on no input whose operands
+//                             are exact (E = 0) and whose value is an integer of at most 1/u
+//                             (index grids: np.arange is a running count of ones)
+//   a non-finite value        0: it must be matched exactly (a -inf mask fill); a NaN bound
+//                             (0 times an infinite one) is infinite
 //   sum of n terms x_k        sqrt(sum E(x_k)^2) + u sqrt(sum_{k>=2} s_k^2) (+ tiny), s_k the partial sums in
 //   (reductions, einsum,      the reference's (sequential) order; an einsum term t = a*b*... has
 //   each prefix of cumsum)    E(t) = sum_i E(a_i) prod_{j!=i} |a_j| + (operands - 1) u|t|

@@ -1,10 +1,12 @@
 // Lowering: runs the program symbolically, building IR for its tensor
 // operations. Helpers are inlined at each call; numbers and sizes fold.
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -424,6 +426,7 @@ class Lowerer {
     if (auto it = scope.names.find(e.text); it != scope.names.end()) return it->second;
     if (auto it = globals_.find(e.text); it != globals_.end()) return it->second;
     if (e.text == "np" || e.text == "numpy") error(e.loc, "name '" + e.text + "' is not defined; add 'import numpy as np'");
+    if (e.text == "float" || e.text == "bool") return Value::of(K::NpFunction, "builtin." + e.text);
     if (is_numpy_name(e.text)) error(e.loc, "unknown name '" + e.text + "'; did you mean np." + e.text + "?");
     error(e.loc, "unknown name '" + e.text + "'");
   }
@@ -458,6 +461,7 @@ class Lowerer {
       case ExprKind::Unary: {
         if (e.text == "not") return boolean_value(!truth(*e.args[0], scope));
         Value operand = eval(*e.args[0], scope);
+        if (e.text == "~") return builder_.logical_not({operand, e.args[0]->loc}, e.loc, false);
         if (e.text == "+") {
           builder_.tensor({operand, e.args[0]->loc}, "the operand of unary '+'");
           return operand;
@@ -519,21 +523,34 @@ class Lowerer {
     return v;
   }
 
+  // A comparison indexed, transposed or called a method on is its mask.
+  Value as_mask_if_compare(Value v, const SourceLoc& loc) {
+    return v.is(K::Compare) ? builder_.materialize({v, loc}) : v;
+  }
+
   Value attribute(const Expr& e, Scope& scope) {
-    Value base = eval(*e.args[0], scope);
+    Value base = as_mask_if_compare(eval(*e.args[0], scope), e.args[0]->loc);
     if (base.is(K::Module) && base.text == "math") return math_attribute(e.text, e.loc);
     if (base.is(K::Module)) return numpy_attribute(e.text, e.loc);
-    if (base.is(K::Tensor)) return tensor_attribute(builder_, {base, e.args[0]->loc}, e.text, e.loc);
+    if (base.is(K::Tensor)) {
+      Value v = tensor_attribute(builder_, {base, e.args[0]->loc}, e.text, e.loc);
+      if (e.text == "T" || e.text == "mT") v.boolean = base.boolean;  // a mask moved is a mask
+      return v;
+    }
     if (base.is(K::NpFunction) && base.text.find('.') == std::string::npos)
       return ufunc_attribute(base.text, e.text, e.loc);
     error(e.loc, base.describe() + " has no attribute '" + e.text + "'");
   }
 
   Value subscript(const Expr& e, Scope& scope) {
-    Value base = eval(*e.args[0], scope);
+    Value base = as_mask_if_compare(eval(*e.args[0], scope), e.args[0]->loc);
     Value index = eval(*e.args[1], scope);
     const SourceLoc& index_loc = e.args[1]->loc;
-    if (base.is(K::Tensor)) return index_tensor(builder_, {base, e.args[0]->loc}, {index, index_loc}, e.loc);
+    if (base.is(K::Tensor)) {
+      Value v = index_tensor(builder_, {base, e.args[0]->loc}, {index, index_loc}, e.loc);
+      v.boolean = base.boolean && v.is(K::Tensor);
+      return v;
+    }
     if (base.is(K::Tuple)) {
       int64_t n = static_cast<int64_t>(base.items.size());
       if (index.is(K::Int) && index.size.is_constant()) {
@@ -566,13 +583,23 @@ class Lowerer {
     for (const Keyword& k : e.keywords) args.keywords.push_back({k.name, {eval(*k.value, scope), k.loc}});
     switch (callee.kind) {
       case K::NpFunction:
+        if (callee.text.rfind("builtin.", 0) == 0) {
+          args.callee = callee.text.substr(8);
+          return call_builtin(args);
+        }
         if (callee.text.rfind("math.", 0) == 0) {
           args.callee = callee.text;
           return call_math(builder_, callee.text.substr(5), args);
         }
         args.callee = "np." + callee.text;
         return call_numpy(builder_, callee.text, args);
-      case K::Method: args.callee = "." + callee.text; return call_method(builder_, callee, args);
+      case K::Method: {
+        args.callee = "." + callee.text;
+        Value v = call_method(builder_, callee, args);
+        bool moves = callee.text == "reshape" || callee.text == "transpose" || callee.text == "swapaxes";
+        if (moves && callee.items[0].boolean && v.is(K::Tensor)) v.boolean = true;
+        return v;
+      }
       case K::Function:
         if (auto it = locals_.find(callee.text); it != locals_.end()) {
           args.callee = it->second.def->name;
@@ -582,6 +609,34 @@ class Lowerer {
         return call_function(*functions_.at(callee.text), args);
       default: error(e.args[0]->loc, callee.describe() + " cannot be called");
     }
+  }
+
+  // float(...) of a number or of "inf"/"-inf" (how Python spells infinity);
+  // bool(...) of a number. Tensors keep their dtype.
+  Value call_builtin(const CallArgs& call) {
+    auto args = bind_args(call, {"x"}, 1);
+    const Value& v = args[0]->value;
+    if (call.callee == "float" && v.is(K::String)) {
+      std::string t;
+      for (char c : v.text)
+        if (!std::isspace(static_cast<unsigned char>(c)))
+          t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      double inf = std::numeric_limits<double>::infinity();
+      if (t == "inf" || t == "+inf" || t == "infinity" || t == "+infinity") return Value::real(inf);
+      if (t == "-inf" || t == "-infinity") return Value::real(-inf);
+      char* end = nullptr;
+      double x = std::strtod(t.c_str(), &end);
+      if (t.empty() || *end != '\0' || t.find("nan") != std::string::npos)
+        error(args[0]->loc,
+              "float() of the string '" + v.text + "' is not supported (float(\"inf\") and float(\"-inf\") are)");
+      return Value::real(x);
+    }
+    auto x = v.known_number();
+    if (!x)
+      error(args[0]->loc, call.callee + "() takes a number here, not " + v.describe() +
+                              (v.is(K::Tensor) ? "; use .astype(...) on tensors" : ""));
+    if (call.callee == "bool") return boolean_value(*x != 0);
+    return Value::real(*x);
   }
 
   // A lambda or nested def: a Function value naming it and the names it

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numbers>
 #include <set>
@@ -30,9 +31,12 @@ std::optional<Op> elementwise_op(const std::string& name, ir::OpKind kind) {
 const std::map<std::string, Op> kReduce = {{"sum", Op::ReduceSum}, {"max", Op::ReduceMax}, {"amax", Op::ReduceMax},
                                            {"min", Op::ReduceMin}, {"amin", Op::ReduceMin}, {"mean", Op::ReduceSum}};
 const std::set<std::string> kOther = {
-    "square", "where",     "var",      "std",         "clip",         "power",       "float32", "cumsum",      "matmul",
-    "einsum", "transpose", "swapaxes", "reshape",     "broadcast_to", "concatenate", "split",   "array_split", "stack",
-    "hstack", "vstack",    "squeeze",  "expand_dims", "ravel",        "pad",         "prod"};
+    "square",      "where",       "var",         "std",          "clip",        "power",       "float32",
+    "cumsum",      "matmul",      "einsum",      "transpose",    "swapaxes",    "reshape",     "broadcast_to",
+    "concatenate", "split",       "array_split", "stack",        "hstack",      "vstack",      "squeeze",
+    "expand_dims", "ravel",       "pad",         "prod",         "arange",      "tri",         "tril",
+    "triu",        "ones",        "zeros",       "full",         "ones_like",   "zeros_like",  "full_like",
+    "logical_and", "logical_or",  "logical_xor", "logical_not",  "bool_"};
 const std::set<std::string> kMethods = {"sum",     "mean",    "max",       "min",      "var",    "std",
                                         "cumsum",  "reshape", "transpose", "swapaxes", "astype", "clip",
                                         "squeeze", "flatten", "ravel",     "prod"};
@@ -47,6 +51,11 @@ const std::map<std::string, std::string> kInstead = {
     {"cos",
      "the prover and the targets have no cosine yet; pass a precomputed table (e.g. rotary sin/cos) as an input"},
     {"mod", "'%' on tensors is not supported; index arithmetic belongs in the shapes"},
+    {"nan", "NaN has no place in a mask; fill with -np.inf or a large negative number such as -1e9"},
+    {"isinf", "test against the fill value instead (x == -np.inf)"},
+    {"isnan", "NaN tests are not supported; masks come from comparisons such as x > 0"},
+    {"indices", "build index grids from np.arange(n)[:, None] and np.arange(m)[None, :]"},
+    {"linspace", "only np.arange(n) and np.arange(start, stop) (unit step) are supported"},
 };
 
 Arg arg_of(const std::optional<Arg>& a) { return *a; }
@@ -145,8 +154,14 @@ Value variance(Builder& b, const std::string& name, const CallArgs& call) {
 // NumPy's does; on an f32 tensor it is the identity. Other conversions would
 // need a rounding op the IR does not have yet.
 Value convert(Builder& b, const Arg& x, const Value& dtype, const CallArgs& call) {
+  bool to_bool = dtype.is(K::NpFunction) && (dtype.text == "bool_" || dtype.text == "builtin.bool");
+  if (to_bool && x.value.is_boolean() && !x.value.is(K::Bool)) {
+    ir::NodeRef m = b.tensor(x, "the argument of " + call.callee);
+    return Value::mask(m);
+  }
+  if (to_bool) return b.logical("|", x, {Value::of(K::Bool), x.loc}, call.loc, true);  // x != 0
   if (!dtype.is(K::NpFunction) || dtype.text != "float32")
-    error(call.loc, call.callee + ": only np.float32 is supported as a dtype, not " + dtype.describe());
+    error(call.loc, call.callee + ": only np.float32 and bool are supported as dtypes, not " + dtype.describe());
   if (auto number = x.value.known_number()) return Value::real(static_cast<double>(static_cast<float>(*number)));
   ir::NodeRef t = b.tensor(x, "the argument of " + call.callee);
   if (t->dtype() != ir::DType::F32)
@@ -380,15 +395,120 @@ Value concatenate(Builder& b, const CallArgs& call) {
 Value where(Builder& b, const CallArgs& call) {
   auto args = bind_args(call, {"condition", "x", "y"}, 3);
   const Arg& cond = arg_of(args[0]);
-  if (!cond.value.is(K::Compare))
-    error(cond.loc, "the condition of np.where must be a comparison such as 'x > 0', not " + cond.value.describe());
-  std::vector<NodeRef> inputs = {b.tensor({cond.value.items[0], cond.loc}, "a compared value"),
-                                 b.tensor({cond.value.items[1], cond.loc}, "a compared value"),
-                                 b.tensor(arg_of(args[1]), "the x of np.where"),
-                                 b.tensor(arg_of(args[2]), "the y of np.where")};
+  NodeRef t = b.tensor(arg_of(args[1]), "the x of np.where"), f = b.tensor(arg_of(args[2]), "the y of np.where");
+  if (cond.value.is(K::Compare))
+    return Value::tensor(b.select(cond.value.cmp, b.tensor({cond.value.items[0], cond.loc}, "a compared value"),
+                                  b.tensor({cond.value.items[1], cond.loc}, "a compared value"), t, f, call.loc));
+  // Any other condition is true where it is nonzero (a mask, a number, a tensor).
+  NodeRef c = b.tensor(cond, "the condition of np.where");
+  return Value::tensor(b.select(ir::Cmp::Ne, c, b.graph().constant(0.0, cond.loc), t, f, call.loc));
+}
+
+// ---- index-generated values: arange, tri, tril, triu; filled tensors ----
+
+// np.arange(n) for a size n: 0, 1, ..., n-1, as the running sum of n ones
+// less one. Exact in f32 below 2^24, and needs no op of its own: the
+// interpreter, the prover (a scan) and the emitters already have cumsum.
+NodeRef iota(Builder& b, const Size& n, const SourceLoc& loc) {
   ir::Attrs attrs;
-  attrs.cmp = cond.value.cmp;
-  return Value::tensor(b.graph().make(Op::Select, inputs, attrs, call.loc));
+  attrs.axes = {0};
+  NodeRef ones = broadcast_to(b, b.graph().constant(1.0, loc), {n}, loc);
+  NodeRef sum = b.graph().make(Op::Cumsum, {ones}, attrs, loc);
+  return b.graph().make(Op::Sub, {sum, b.graph().constant(1.0, loc)}, {}, loc);
+}
+
+Value arange(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"start", "stop", "step", "dtype"}, 1);
+  if (given(args[2]) && !(args[2]->value.is(K::Int) && args[2]->value.size == Size(1)))
+    error(args[2]->loc, "np.arange: only a unit step is supported; scale np.arange(n) instead (2 * np.arange(n))");
+  if (given(args[3]) && !args[3]->value.is(K::NpFunction))
+    error(args[3]->loc, "np.arange: dtype must be a NumPy dtype such as np.float32");
+  Size start = 0, stop = 0;
+  if (given(args[1])) {
+    start = b.size(*args[0], "the start of np.arange");
+    stop = b.size(*args[1], "the stop of np.arange");
+  } else {
+    if (!args[0]->value.is(K::Int))
+      error(args[0]->loc, "np.arange needs an integer or a size (np.arange(S), np.arange(x.shape[0])), not " +
+                              args[0]->value.describe());
+    stop = args[0]->value.size;
+  }
+  Size n = stop - start;
+  if (n.is_constant() && *n.constant() <= 0)
+    error(call.loc, "np.arange(" + start.str() + ", " + stop.str() + ") is empty; Axon's tensors are not");
+  NodeRef x = iota(b, n, call.loc);
+  if (start != Size(0))
+    x = b.graph().make(Op::Add, {x, b.tensor({Value::integer(start), call.loc}, "start")}, {}, call.loc);
+  return Value::tensor(x);
+}
+
+// Where the element (row i, column j) of the last two axes has j - i <= k
+// (tril, tri) or j - i >= k (triu): the select of `inside` or `outside`.
+NodeRef triangle(Builder& b, bool lower, const Size& rows, const Size& cols, int64_t k, NodeRef inside, NodeRef outside,
+                 const SourceLoc& loc) {
+  NodeRef i = reshape_to(b, iota(b, rows, loc), {rows, 1}, loc);
+  NodeRef j = reshape_to(b, iota(b, cols, loc), {1, cols}, loc);
+  if (k != 0) i = b.graph().make(Op::Add, {i, b.graph().constant(static_cast<double>(k), loc)}, {}, loc);
+  return lower ? b.select(ir::Cmp::Ge, i, j, inside, outside, loc) : b.select(ir::Cmp::Le, i, j, inside, outside, loc);
+}
+
+bool bool_dtype(const std::optional<Arg>& dtype) {
+  if (!given(dtype)) return false;
+  const Value& v = dtype->value;
+  if (v.is(K::NpFunction) && v.text == "bool_") return true;
+  if (v.is(K::NpFunction) && v.text == "float32") return false;
+  if (v.is(K::NpFunction) && v.text == "builtin.bool") return true;
+  error(dtype->loc, "dtype must be np.float32 or bool, not " + v.describe());
+}
+
+Value tril_triu(Builder& b, const std::string& name, const CallArgs& call) {
+  auto args = bind_args(call, {"m", "k"}, 1);
+  const Value& m = arg_of(args[0]).value;
+  NodeRef x = b.tensor(*args[0], "the argument of " + call.callee);
+  if (x->rank() < 2) error(args[0]->loc, call.callee + " needs at least two dimensions, not " + x->type().str());
+  int64_t k = given(args[1]) ? b.constant_int(*args[1], "k of " + call.callee) : 0;
+  const Shape& s = x->shape();
+  NodeRef zero = b.graph().constant(0.0, call.loc);
+  NodeRef y = triangle(b, name == "tril", s[s.size() - 2], s.back(), k, x, zero, call.loc);
+  return m.is_boolean() ? Value::mask(y) : Value::tensor(y);
+}
+
+Value tri(Builder& b, const CallArgs& call) {
+  auto args = bind_args(call, {"N", "M", "k", "dtype"}, 1);
+  Size rows = b.size(*args[0], "N of np.tri");
+  Size cols = given(args[1]) ? b.size(*args[1], "M of np.tri") : rows;
+  int64_t k = given(args[2]) ? b.constant_int(*args[2], "k of np.tri") : 0;
+  NodeRef y =
+      triangle(b, true, rows, cols, k, b.graph().constant(1.0, call.loc), b.graph().constant(0.0, call.loc), call.loc);
+  return bool_dtype(args[3]) ? Value::mask(y) : Value::tensor(y);
+}
+
+// np.ones, np.zeros, np.full and their _like forms: a number broadcast.
+Value filled(Builder& b, const std::string& name, const CallArgs& call) {
+  bool like = name.size() > 5 && name.substr(name.size() - 5) == "_like";
+  std::string base = like ? name.substr(0, name.size() - 5) : name;
+  std::vector<std::string> params = {like ? "a" : "shape"};
+  if (base == "full") params.push_back("fill_value");
+  params.push_back("dtype");
+  auto args = bind_args(call, params, base == "full" ? 2 : 1);
+  Shape shape;
+  if (like) {
+    shape = b.tensor(*args[0], "the argument of " + call.callee)->shape();
+  } else {
+    for (const Arg& d : shape_items(*args[0])) shape.push_back(b.size(d, "a dimension of " + call.callee));
+  }
+  double value = base == "ones" ? 1.0 : 0.0;
+  if (base == "full") {
+    auto v = args[1]->value.known_number();
+    if (!v)
+      error(args[1]->loc, call.callee + ": the fill value must be a number, not " + args[1]->value.describe() +
+                              " (np.broadcast_to broadcasts a tensor)");
+    value = *v;
+  }
+  bool mask = bool_dtype(args.back());
+  if (mask && value != 0.0 && value != 1.0) value = 1.0;
+  NodeRef y = broadcast_to(b, b.graph().constant(value, call.loc), shape, call.loc);
+  return mask ? Value::mask(y) : Value::tensor(y);
 }
 
 Value cumsum(Builder& b, NodeRef x, const std::optional<Arg>& axis_arg, const SourceLoc& loc) {
@@ -717,12 +837,13 @@ Value call_tensor_function(Builder& b, const std::string& name, const CallArgs& 
 }  // namespace
 
 bool is_numpy_name(const std::string& name) {
-  return name == "pi" || name == "e" || elementwise_op(name, ir::OpKind::Unary) ||
+  return name == "pi" || name == "e" || name == "inf" || elementwise_op(name, ir::OpKind::Unary) ||
          elementwise_op(name, ir::OpKind::Binary) || kReduce.count(name) || kOther.count(name);
 }
 
 Value numpy_attribute(const std::string& name, const SourceLoc& loc) {
   if (name == "pi") return Value::real(std::numbers::pi);
+  if (name == "inf") return Value::real(std::numeric_limits<double>::infinity());
   if (name == "e") return Value::real(std::numbers::e);
   if (auto it = kInstead.find(name); it != kInstead.end())
     error(loc, "np." + name + " is not supported: " + it->second);
@@ -757,6 +878,21 @@ Value call_numpy(Builder& b, const std::string& name, const CallArgs& call) {
     return b.binary("*", *args[0], *args[0], call.loc);
   }
   if (name == "where") return where(b, call);
+  if (name == "arange") return arange(b, call);
+  if (name == "tri") return tri(b, call);
+  if (name == "tril" || name == "triu") return tril_triu(b, name, call);
+  if (name.rfind("ones", 0) == 0 || name.rfind("zeros", 0) == 0 || name.rfind("full", 0) == 0)
+    return filled(b, name, call);
+  if (name == "logical_not") {
+    auto args = bind_args(call, {"x"}, 1);
+    return b.logical_not(*args[0], call.loc, true);
+  }
+  if (name.rfind("logical_", 0) == 0) {
+    auto args = bind_args(call, {"x1", "x2"}, 2);
+    std::string op = name == "logical_and" ? "&" : name == "logical_or" ? "|" : "^";
+    return b.logical(op, *args[0], *args[1], call.loc, true);
+  }
+  if (name == "bool_") error(call.loc, "np.bool_ is a dtype here (dtype=np.bool_); compare to make a mask (x != 0)");
   if (name == "power") {
     auto args = bind_args(call, {"x1", "x2"}, 2);
     if (!args[1]->value.known_number())
@@ -802,10 +938,11 @@ Value math_attribute(const std::string& name, const SourceLoc& loc) {
   if (name == "pi") return Value::real(std::numbers::pi);
   if (name == "e") return Value::real(std::numbers::e);
   if (name == "tau") return Value::real(2 * std::numbers::pi);
+  if (name == "inf") return Value::real(std::numeric_limits<double>::infinity());
   if (name == "sqrt" || name == "exp" || name == "log" || name == "tanh" || name == "fabs")
     return Value::of(K::NpFunction, "math." + name);
   error(loc, "math." + name +
-                 " is not supported (math.pi, math.e, math.tau, math.sqrt, math.exp, math.log, "
+                 " is not supported (math.pi, math.e, math.tau, math.inf, math.sqrt, math.exp, math.log, "
                  "math.tanh and math.fabs are)");
 }
 

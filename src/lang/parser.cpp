@@ -181,7 +181,7 @@ class Parser {
   StmtPtr expression_stmt() {
     SourceLoc loc = peek().loc;
     ExprPtr first = expression_list();
-    static const char* kAugmented[] = {"+=", "-=", "*=", "/=", "//=", "%=", "@=", "**="};
+    static const char* kAugmented[] = {"+=", "-=", "*=", "/=", "//=", "%=", "@=", "**=", "&=", "|=", "^="};
     for (const char* op : kAugmented) {
       if (!at_op(op)) continue;
       auto s = make_stmt(StmtKind::AugAssign, advance().loc);
@@ -365,9 +365,24 @@ class Parser {
     return left;
   }
 
-  ExprPtr bit_or() {
+  // Python's bitwise levels: | below ^ below &, all below shifts and + -.
+  ExprPtr bit_or() { return bit_level("|", &Parser::bit_xor); }
+  ExprPtr bit_xor() { return bit_level("^", &Parser::bit_and); }
+  ExprPtr bit_and() { return bit_level("&", &Parser::shift); }
+
+  ExprPtr bit_level(const char* op, ExprPtr (Parser::*operand)()) {
+    ExprPtr left = (this->*operand)();
+    while (at_op(op)) {
+      const Token& t = advance();
+      ExprPtr right = (this->*operand)();
+      left = node(ExprKind::Binary, t.loc, list(std::move(left), std::move(right)), t.text);
+    }
+    return left;
+  }
+
+  ExprPtr shift() {
     ExprPtr e = arith();
-    for (const char* op : {"|", "&", "^", "<<", ">>"})
+    for (const char* op : {"<<", ">>"})
       if (at_op(op)) error(peek().loc, std::string("bitwise operator '") + op + "' is not supported");
     return e;
   }
@@ -396,7 +411,6 @@ class Parser {
     if (at_op("-") || at_op("+") || at_op("~")) {
       Nesting nesting(*this, peek().loc);
       const Token& t = advance();
-      if (t.text == "~") error(t.loc, "bitwise operator '~' is not supported");
       ExprPtr operand = factor();
       return node(ExprKind::Unary, t.loc, list(std::move(operand)), t.text);
     }

@@ -38,16 +38,24 @@ struct Value {
   std::string text;
   std::vector<Value> items;
   ir::Cmp cmp = ir::Cmp::Lt;
+  /// A Tensor of 0s and 1s that NumPy would hold as bool (a comparison, a
+  /// logical op, np.tri): '&', '|', '^' and '~' take only these.
+  bool boolean = false;
 
   static Value tensor(ir::NodeRef n) { return with(Kind::Tensor, [&](Value& v) { v.node = n; }); }
   static Value integer(const ir::Size& s) { return with(Kind::Int, [&](Value& v) { v.size = s; }); }
   static Value real(double x) { return with(Kind::Float, [&](Value& v) { v.number = x; }); }
   static Value tuple(std::vector<Value> items) { return with(Kind::Tuple, [&](Value& v) { v.items = std::move(items); }); }
+  static Value mask(ir::NodeRef n) {
+    return with(Kind::Tensor, [&](Value& v) { v.node = n, v.boolean = true; });
+  }
   static Value of(Kind kind, std::string text = {}) { return with(kind, [&](Value& v) { v.text = std::move(text); }); }
 
   bool is(Kind k) const { return kind == k; }
   /// A number known now: a Float, a Bool, or a constant Int.
   std::optional<double> known_number() const;
+  /// True for values NumPy holds as bool: True/False, comparisons, masks.
+  bool is_boolean() const { return kind == Kind::Bool || kind == Kind::Compare || (kind == Kind::Tensor && boolean); }
   /// "a tensor f32[M, N]", "the number 2.5", "a tuple" ... for messages.
   std::string describe() const;
 
@@ -97,6 +105,16 @@ class Builder {
   /// Arithmetic on any values: numbers fold, tensors make nodes.
   Value binary(const std::string& op, const Arg& left, const Arg& right, const SourceLoc& loc);
   Value unary(ir::Op op, const Arg& operand, const SourceLoc& loc);
+  /// A comparison as a value: 1 where it holds, 0 elsewhere (a mask); a
+  /// comparison of numbers is True or False.
+  Value materialize(const Arg& compare);
+  /// '&', '|', '^' on booleans (NumPy's bool operators); np.logical_* also
+  /// take numbers and tensors (nonzero is true) when `any_values`.
+  Value logical(const std::string& op, const Arg& left, const Arg& right, const SourceLoc& loc, bool any_values);
+  /// '~' on a boolean; np.logical_not on anything when `any_values`.
+  Value logical_not(const Arg& operand, const SourceLoc& loc, bool any_values);
+  /// Select(a cmp b, t, f): np.where's node.
+  ir::NodeRef select(ir::Cmp cmp, ir::NodeRef a, ir::NodeRef b, ir::NodeRef t, ir::NodeRef f, const SourceLoc& loc);
   /// A Binary op of the table (np.maximum, np.add ...): numbers fold, tensors make a node.
   Value binary_op(ir::Op op, const Arg& left, const Arg& right, const SourceLoc& loc);
 

@@ -1,4 +1,4 @@
-# expect: error: .astype: only np.float32 is supported as a dtype, not the function np.sum
+# expect: error: .astype: only np.float32 and bool are supported as dtypes, not the function np.sum
 import numpy as np
 
 

@@ -1,4 +1,4 @@
-# expect: 7:21: error: math.cos is not supported (math.pi, math.e, math.tau, math.sqrt, math.exp, math.log, math.tanh and math.fabs are)
+# expect: 7:21: error: math.cos is not supported (math.pi, math.e, math.tau, math.inf, math.sqrt, math.exp, math.log, math.tanh and math.fabs are)
 import math
 import numpy as np
 
