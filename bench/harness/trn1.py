@@ -243,12 +243,17 @@ def main(argv):
               "date": datetime.date.today().isoformat(), "host": host(),
               "optimize_options": "--variants 2 --max-candidates 4" if args.quick else "defaults",
               "kernels": [], "effects": []}
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"trn1-{result['date']}{'-quick' if args.quick else ''}"
     for kernel in kernels:
         dims = args.dims or kernel_sizes(kernel, args.preset)
         print(f"trn1 bench: {kernel} at {dims}", flush=True)
         row = bench_kernel(args, kernel, dims)
         print("  " + ", ".join(f"{k} {ms(v)} ms" for k, v in row["seconds"].items()), flush=True)
         result["kernels"].append(row)
+        # What is done so far, so that an interrupted run keeps it.
+        stem.with_suffix(".partial.json").write_text(json.dumps(result, indent=2) + "\n")
     result["geomean"], result["geomean_count"] = {}, {}
     for against in ["naive", "hand"] + ([] if args.quick else list(ABLATIONS)):
         values = [r["speedup"][against] for r in result["kernels"] if against in r["speedup"]]
@@ -266,11 +271,9 @@ def main(argv):
             else:
                 e["why"] = "; ".join(row["notes"]) or f"no {against} time"
             result["effects"].append(e)
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"trn1-{result['date']}{'-quick' if args.quick else ''}"
     stem.with_suffix(".json").write_text(json.dumps(result, indent=2) + "\n")
     stem.with_suffix(".md").write_text(markdown(result))
+    stem.with_suffix(".partial.json").unlink(missing_ok=True)
     print(f"wrote {stem}.json and {stem}.md")
     return 0
 

@@ -947,9 +947,11 @@ Value math_attribute(const std::string& name, const SourceLoc& loc) {
 }
 
 Value call_math(Builder& b, const std::string& name, const CallArgs& call) {
-  (void)b;
   auto args = bind_args(call, {"x"}, 1);
   auto x = args[0]->value.known_number();
+  // A size known only when the kernel is bound (math.sqrt(q.shape[-1])) is
+  // a number at run time: the same as np.sqrt of it.
+  if (!x && args[0]->value.is(K::Int)) return call_numpy(b, name == "fabs" ? "abs" : name, call);
   if (!x)
     error(args[0]->loc, "math." + name + "() takes a number, not " + args[0]->value.describe() + "; use np." +
                             (name == "fabs" ? "abs" : name) + " on tensors");
