@@ -361,15 +361,7 @@ class Lowerer {
       if (!l || !r) error(loc, "this comparison is not known when the kernel is built");
       x = *l, y = *r;
     }
-    switch (v.cmp) {
-      case ir::Cmp::Lt: return x < y;
-      case ir::Cmp::Le: return x <= y;
-      case ir::Cmp::Gt: return x > y;
-      case ir::Cmp::Ge: return x >= y;
-      case ir::Cmp::Eq: return x == y;
-      case ir::Cmp::Ne: return x != y;
-    }
-    return false;
+    return compare_numbers(v.cmp, x, y);
   }
 
   static Value boolean_value(bool b) {

@@ -29,6 +29,14 @@ ir::Op operator_op(const std::string& op, const SourceLoc& loc) {
   error(loc, "operator '" + op + "' is not supported");
 }
 
+Value boolean_number(bool b) {
+  Value v = Value::of(Value::Kind::Bool);
+  v.number = b ? 1 : 0;
+  return v;
+}
+
+}  // namespace
+
 bool compare_numbers(ir::Cmp cmp, double x, double y) {
   switch (cmp) {
     case ir::Cmp::Lt: return x < y;
@@ -40,14 +48,6 @@ bool compare_numbers(ir::Cmp cmp, double x, double y) {
   }
   return false;
 }
-
-Value boolean_number(bool b) {
-  Value v = Value::of(Value::Kind::Bool);
-  v.number = b ? 1 : 0;
-  return v;
-}
-
-}  // namespace
 
 std::optional<double> Value::known_number() const {
   if (kind == Kind::Float || kind == Kind::Bool) return number;

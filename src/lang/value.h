@@ -122,4 +122,7 @@ class Builder {
   ir::Graph& graph_;
 };
 
+/// `x cmp y` on numbers, as Python compares them.
+bool compare_numbers(ir::Cmp cmp, double x, double y);
+
 }  // namespace axon::lang
