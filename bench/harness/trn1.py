@@ -87,7 +87,9 @@ def optimize(args, kernel, dims, extra, out):
     p = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - start
     if p.returncode != 0:
-        return None, (p.stderr or p.stdout).strip().splitlines()[-1:] or [f"exit {p.returncode}"]
+        lines = (p.stderr + p.stdout).strip().splitlines()
+        said = [line.strip() for line in lines if "error" in line] or lines[-1:] or [f"exit {p.returncode}"]
+        return None, said[:1]
     return json.loads((out / "search.json").read_text()), wall
 
 

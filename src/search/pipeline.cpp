@@ -472,6 +472,11 @@ class Search::Impl {
       eval::BoundCheck checked = eval::check_within_bound(ran.outputs, reference_.want);
       if (!checked.ok) why = "wrong result: " + checked.text();
     }
+    if (ran.status == tune::RunResult::Status::TimedOut)  // the machine, not a bug: it passed within the limit before
+      throw UserError({}, "the chosen kernel's final check did not finish within --time-limit " +
+                              number(options_.time_limit_seconds) +
+                              " s this time, although it did while it was measured (is the machine busy?); run "
+                              "again, or with a larger --time-limit");
     if (!why.empty() || ran.status != tune::RunResult::Status::Ok)
       throw InternalError(__FILE__, __LINE__, "the chosen kernel, compiled alone, fails its check: " + why);
     for (const auto& [name, bytes] : best.kernel->files()) write_user_file((fs::path(dir) / name).string(), bytes);
