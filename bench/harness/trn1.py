@@ -207,9 +207,10 @@ def markdown(result):
     lines.append("|---" * (len(cols) + 5) + "|")
     for r in result["kernels"]:
         s, sp = r["seconds"], r["speedup"]
+        ratio = {k: f"{v:.3g}x" for k, v in sp.items()}
+        wall = f"{r['optimize_seconds']:.0f}" if "optimize_seconds" in r else "-"
         lines.append(f"| {r['kernel']} | {r['sizes']} | " + " | ".join(ms(s.get(c)) for c in cols) +
-                     f" | {sp.get('naive', 0):.3g}x | " + (f"{sp['hand']:.3g}x" if "hand" in sp else "-") +
-                     f" | {r.get('optimize_seconds', 0):.0f} |")
+                     f" | {ratio.get('naive', '-')} | {ratio.get('hand', '-')} | {wall} |")
     g = result["geomean"]
     lines += ["", "Geometric means of Axon's speed-up (higher is better): "
               + ", ".join(f"over {k} {v:.3g}x ({result['geomean_count'][k]} kernels)" for k, v in g.items() if v), ""]
