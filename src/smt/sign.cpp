@@ -41,6 +41,16 @@ Sign negate(Sign a) {
   return s;
 }
 
+// The sign of max(a, b).
+Sign larger(Sign a, Sign b) {
+  Sign s;
+  s.positive = a.positive || b.positive;
+  s.nonnegative = a.nonnegative || b.nonnegative;
+  s.negative = a.negative && b.negative;
+  s.nonpositive = a.nonpositive && b.nonpositive;
+  return complete(s);
+}
+
 Sign product(Sign a, Sign b) {
   Sign s;
   s.positive = (a.positive && b.positive) || (a.negative && b.negative);
@@ -157,23 +167,8 @@ Sign of_apply(const TermRef& t) {
     case ir::Op::Sub: return sum(arg(0), negate(arg(1)));
     case ir::Op::Mul: return product_sign(t);
     case ir::Op::Div: return product(arg(0), reciprocal(arg(1)));
-    case ir::Op::Max: {
-      Sign a = arg(0), b = arg(1), s;
-      s.positive = a.positive || b.positive;
-      s.nonnegative = a.nonnegative || b.nonnegative;
-      s.negative = a.negative && b.negative;
-      s.nonpositive = a.nonpositive && b.nonpositive;
-      return complete(s);
-    }
-    case ir::Op::Min:
-      return negate([&] {
-        Sign a = negate(arg(0)), b = negate(arg(1)), s;
-        s.positive = a.positive || b.positive;
-        s.nonnegative = a.nonnegative || b.nonnegative;
-        s.negative = a.negative && b.negative;
-        s.nonpositive = a.nonpositive && b.nonpositive;
-        return complete(s);
-      }());
+    case ir::Op::Max: return larger(arg(0), arg(1));
+    case ir::Op::Min: return negate(larger(negate(arg(0)), negate(arg(1))));  // min(a, b) = -max(-a, -b)
     case ir::Op::Log:
     case ir::Op::Input:
     case ir::Op::Const:
