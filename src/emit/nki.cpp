@@ -36,6 +36,11 @@ using tile::Combine;
 using tile::Stage;
 using Ranges = std::map<std::string, std::pair<int64_t, int64_t>>;
 
+// An access that cannot read or write a scratch buffer in place in SBUF.
+struct NotResident {
+  int buffer = -1;
+};
+
 // SBUF bytes per partition that one stage's tiles may take (of 192 KiB),
 // leaving room for the rest of a row group and for the constant columns.
 constexpr int64_t kTileBudgetBytes = 96 * 1024;
@@ -120,6 +125,7 @@ Limits limits_of(const hw::Description& target, const std::string& hbm) {
 struct Axis {
   enum Role { Scalar, Partition, Free } role = Scalar;
   std::string start = "0";
+  std::string tile = "0";  // along a tiled loop: which tile (the loop variable, or a number)
 };
 
 struct Block {
@@ -139,8 +145,8 @@ std::string plus(const std::string& base, const std::string& index) {
 class NkiEmitter {
  public:
   NkiEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth,
-             const NkiOptions& options)
-      : plan_(plan), fn_(fn), target_(target), synth_(synth), options_(options) {
+             const NkiOptions& options, const std::set<int>& not_resident)
+      : plan_(plan), fn_(fn), target_(target), synth_(synth), options_(options), not_resident_(not_resident) {
     hbm_ = target.memories.at(0).name;
     limits_ = limits_of(target, hbm_);
     for (const hw::Engine& e : target.engines) counts_.instructions[e.name] = 0;
@@ -159,17 +165,19 @@ class NkiEmitter {
     std::vector<bool> fusable(plan_.stages.size(), false);
     if (options_.fuse_rows)
       for (size_t i = 0; i < plan_.stages.size(); ++i) fusable[i] = row_fusable(plan_.stages[i]);
-    std::vector<fuse::RowGroup> groups = options_.fuse_rows ? fuse::row_groups(plan_, fusable) : std::vector<fuse::RowGroup>{};
     // The emitter's own condition: every member is the shared rows and one
     // free loop, the partition loop the innermost shared one.
-    std::erase_if(groups, [&](const fuse::RowGroup& g) {
+    auto accept = [&](const fuse::RowGroup& g) {
       for (size_t i = g.first; i <= g.last; ++i) {
         const Stage& s = plan_.stages[i];
         int D = static_cast<int>(s.extents.size());
-        if (g.shared < 1 || D != g.shared + 1 || free_loop(s) != D - 1 || partition_loop(s, D - 1) != D - 2) return true;
+        if (g.shared < 1 || D != g.shared + 1 || free_loop(s) != D - 1 || partition_loop(s, D - 1) != D - 2) return false;
       }
-      return false;
-    });
+      return true;
+    };
+    std::vector<fuse::RowGroup> groups =
+        options_.fuse_rows ? fuse::row_groups(plan_, fusable, accept) : std::vector<fuse::RowGroup>{};
+    std::erase_if(groups, [&](const fuse::RowGroup& g) { return !accept(g); });
     for (const fuse::RowGroup& g : groups) on_chip_buffers(g);
     k.groups = groups;
     // A contraction right after a group, reading the group's rows as its
@@ -186,6 +194,23 @@ class NkiEmitter {
       for (auto& kv : feeds) on_chip_.insert(kv.second);
       for (auto& kv : fed) on_chip_.insert(kv.second);
     }
+    // Adjacent contractions over the same rows, not taken by a row group,
+    // run in one nest when an intermediate of theirs can then stay in SBUF.
+    std::map<size_t, ContractionRun> runs;
+    if (options_.fuse_rows) {
+      std::set<size_t> used;
+      for (const fuse::RowGroup& g : groups) {
+        for (size_t i = g.first; i <= g.last; ++i) used.insert(i);
+        if (feeds.count(g.first)) used.insert(g.last + 1);
+        if (fed.count(g.first)) used.insert(g.first - 1);
+      }
+      for (const ContractionRun& r : contraction_runs(used)) {
+        runs[r.first] = r;
+        for (int b : r.held) on_chip_.insert(b);
+      }
+    }
+
+    choose_resident();
 
     body_.depth = 1;
     size_t next_group = 0;
@@ -206,6 +231,11 @@ class NkiEmitter {
         }
         rows(g.first, g.last);
         i = g.last;
+        continue;
+      }
+      if (auto r = runs.find(i); r != runs.end()) {
+        contraction_run(r->second);
+        i = r->second.last;
         continue;
       }
       if (tensor_shape(plan_.stages[i]))
@@ -231,9 +261,21 @@ class NkiEmitter {
           << ", dtype=nl.float32, buffer=nl.shared_hbm)\n";
     for (size_t b = 0; b < plan_.buffers.size(); ++b)
       if (plan_.buffers[b].kind == tile::Buffer::Kind::Scratch && !on_chip_.count(static_cast<int>(b)) &&
-          plan_.buffers[b].elements() > 0)
-        src << "    " << buffer_name(static_cast<int>(b)) << " = nl.ndarray("
-            << shape_text(plan_.buffers[b].shape) << ", dtype=nl.float32, buffer=nl.hbm)\n";
+          plan_.buffers[b].elements() > 0) {
+        const std::vector<int64_t>& shape = plan_.buffers[b].shape;
+        if (!resident_.count(static_cast<int>(b))) {
+          src << "    " << buffer_name(static_cast<int>(b)) << " = nl.ndarray(" << shape_text(shape)
+              << ", dtype=nl.float32, buffer=nl.hbm)\n";
+          continue;
+        }
+        // In SBUF for the whole kernel: its next-to-last dimension on the partitions.
+        std::string dims;
+        for (size_t d = 0; d < shape.size(); ++d)
+          dims += (d ? ", " : "") + (d + 2 == shape.size() && shape.size() > 2 ? "nl.par_dim(" + std::to_string(shape[d]) + ")"
+                                                                              : std::to_string(shape[d]));
+        src << "    " << buffer_name(static_cast<int>(b)) << " = nl.ndarray((" << dims
+            << "), dtype=nl.float32, buffer=nl.sbuf)  # an intermediate kept in SBUF\n";
+      }
     src << views_.str();
     src << constants_.str();
     src << body_.out.str();
@@ -273,6 +315,10 @@ class NkiEmitter {
   std::map<std::pair<int, std::string>, std::string> view_names_;
   std::set<int> on_chip_;                 // scratch buffers a row group keeps in SBUF
   std::map<int, std::string> tile_of_;    // on-chip buffer -> its tile variable in the current block
+  std::set<int> sliced_;                  // on-chip buffers held as whole rows [P, N], read a block's columns at a time
+  std::set<int> not_resident_;            // scratch buffers that an access showed cannot live in SBUF
+  std::set<int> resident_;                // scratch buffers in SBUF for the whole kernel
+  std::map<const Stage*, std::string> hoisted_;  // contraction -> its stationary K tiles of the current m block
   std::map<std::pair<Access, std::string>, std::string> loaded_;  // loads of the current block, reused
   std::string tilings_;
   int next_ = 0, next_loop_ = 0;
@@ -590,8 +636,13 @@ class NkiEmitter {
     bool moves_p = part_loop >= 0 && a.strides[static_cast<size_t>(part_loop)] != 0;
     if (auto it = tile_of_.find(a.buffer); it != tile_of_.end()) {
       // An on-chip intermediate of this row group: already a tile of these rows.
+      // Whole rows that a contraction of a run left: the block's columns of them.
+      if (sliced_.count(a.buffer))
+        return Value{it->second + "[ip, " + plus(blk.axes[static_cast<size_t>(free_loop)].start, "jf") + "]",
+                     std::nullopt, false};
       return Value{it->second, std::nullopt, !moves_f};
     }
+    if (resident_.count(a.buffer)) return Value{resident_index(a, blk), std::nullopt, false};
     int64_t p = moves_p ? blk.P : 1, f = moves_f ? blk.F : 1;
     std::string index = hbm_index(a, blk);
     auto key = std::make_pair(a, index + "/" + std::to_string(blk.P) + "x" + std::to_string(blk.F) + (broadcast_free ? "/F" : ""));
@@ -634,6 +685,12 @@ class NkiEmitter {
       body_.line(value + " = nl.full((" + std::to_string(blk.P) + ", " + std::to_string(f) + "), " +
                  number(*v.constant) + ", dtype=nl.float32)");
       count("vector", blk.trips);
+    }
+    if (resident_.count(out.buffer)) {
+      Block sized = blk;
+      sized.F = f;
+      body_.line(resident_index(out, sized) + " = " + value);
+      return;
     }
     isa::Spec spec = isa::spec_from_source("dma store", "def h(v: 'f32[P, F]'):\n    return v", {"sbuf"}, hbm_,
                                            tile_ranges());
@@ -697,12 +754,14 @@ class NkiEmitter {
       (l.role == Axis::Partition ? b.P : b.F) = l.tile;
       if (full == 1) {
         b.axes[static_cast<size_t>(l.loop)].start = "0";
+        b.axes[static_cast<size_t>(l.loop)].tile = "0";
         nest(levels, at + 1, b, body);
       } else {
         std::string v = (l.role == Axis::Partition ? "p" : "f") + std::to_string(next_loop_++);
         body_.line("for " + v + " in nl.affine_range(" + std::to_string(full) + "):");
         ++body_.depth;
         b.axes[static_cast<size_t>(l.loop)].start = v + " * " + std::to_string(l.tile);
+        b.axes[static_cast<size_t>(l.loop)].tile = v;
         b.trips *= static_cast<double>(full);
         nest(levels, at + 1, b, body);
         --body_.depth;
@@ -712,6 +771,7 @@ class NkiEmitter {
       Block b = blk;
       (l.role == Axis::Partition ? b.P : b.F) = rem;
       b.axes[static_cast<size_t>(l.loop)].start = std::to_string(full * l.tile);
+      b.axes[static_cast<size_t>(l.loop)].tile = std::to_string(full);
       if (full > 0) body_.line("# the last " + std::string(l.role == Axis::Partition ? "partition" : "free") +
                                " tile: " + std::to_string(rem) + " of " + std::to_string(l.tile));
       nest(levels, at + 1, b, body);
@@ -1251,10 +1311,72 @@ class NkiEmitter {
       if (d != m && d != n) levels.push_back({d, s.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
     // m on the output tile's partitions, n along its free axis.
     if (m >= 0) levels.push_back({m, M, tm, Axis::Partition});
-    if (n >= 0) levels.push_back({n, N, tn, Axis::Free});
     Block blk;
     blk.axes.resize(static_cast<size_t>(D));
-    nest(levels, 0, blk, [&](const Block& outb) { contraction_block(s, shape, outb); });
+    nest(levels, 0, blk, [&](const Block& mb) {
+      // Several n tiles: the stationary K tiles made once per m block.
+      std::map<std::string, std::string> shared;
+      int64_t budget = kHoistBytes;
+      if (n >= 0 && N > tn) hoist_stationary(s, shape, mb, shared, budget);
+      if (n >= 0)
+        nest({Level{n, N, tn, Axis::Free}}, 0, mb, [&](const Block& outb) { contraction_block(s, shape, outb); });
+      else
+        contraction_block(s, shape, mb);
+      hoisted_.erase(&s);
+    });
+  }
+
+  // SBUF bytes per partition that the hoisted stationary tiles of one m block may take.
+  static constexpr int64_t kHoistBytes = 32 * 1024;
+
+  // The stationary side of contraction `s` for every K tile of the m block
+  // `mb` (m on partitions, its outer loops set), made once in SBUF as
+  // [K tiles, K tile, m tile] and read by each n tile's K loop. A side that
+  // is one leaf read the same way by another contraction of the block is
+  // shared through `shared`. Nothing is hoisted past `budget`.
+  void hoist_stationary(const Stage& s, const TensorShape& shape, const Block& mb,
+                        std::map<std::string, std::string>& shared, int64_t& budget) {
+    int k = shape.k, m = shape.m;
+    int64_t K = s.extents[static_cast<size_t>(k)];
+    int64_t tk = std::min(K, limits_.partitions);
+    int64_t nk = (K + tk - 1) / tk;
+    // The signature of a side that is one leaf: its buffer and where its
+    // elements are at this block, along k.
+    std::string key;
+    if (shape.sa->op() == ir::Op::Input && shape.la.size() == 1) {
+      const Access& a = s.leaves[static_cast<size_t>(*shape.la.begin())];
+      key = std::to_string(a.buffer) + "@" + std::to_string(a.offset) + "/k" + std::to_string(a.strides[static_cast<size_t>(k)]) +
+            "x" + std::to_string(K) + "/m" + std::to_string(a.strides[static_cast<size_t>(m)]) + "+" +
+            mb.axes[static_cast<size_t>(m)].start;
+      for (size_t d = 0; d < a.strides.size(); ++d)
+        if (static_cast<int>(d) != k && static_cast<int>(d) != m && a.strides[d] != 0)
+          key += "/" + std::to_string(a.strides[d]) + "*" + mb.axes[d].start;
+      if (auto it = shared.find(key); it != shared.end()) {
+        hoisted_[&s] = it->second;
+        return;
+      }
+    }
+    int64_t bytes = nk * mb.P * 4;
+    if (bytes > budget) return;
+    budget -= bytes;
+    std::string name = fresh("stat");
+    body_.line(name + " = nl.ndarray((" + std::to_string(nk) + ", nl.par_dim(" + std::to_string(tk) + "), " +
+               std::to_string(mb.P) + "), dtype=nl.float32, buffer=nl.sbuf)  # the stationary K tiles, hoisted");
+    nest({Level{k, K, tk, Axis::Partition}}, 0, mb, [&](const Block& b) {
+      Block st = b;
+      st.F = mb.P;
+      st.fvar = "jm";
+      st.axes[static_cast<size_t>(m)].role = Axis::Free;
+      if (shape.n >= 0) st.axes[static_cast<size_t>(shape.n)].role = Axis::Scalar;
+      body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
+      body_.line("jm = nl.arange(" + std::to_string(st.F) + ")[None, :]");
+      body_.line("zp = nl.arange(1)[:, None]");
+      body_.line("zf = nl.arange(1)[None, :]");
+      Value a = operand(s, shape.sa, shape.la, st, k, m, "stationary");
+      body_.line(name + "[" + b.axes[static_cast<size_t>(k)].tile + ", ip, jm] = " + a.text);
+    });
+    hoisted_[&s] = name;
+    if (!key.empty()) shared[key] = name;
   }
 
   // One output tile [m, n] of a contraction: K tiles accumulated in PSUM,
@@ -1289,7 +1411,9 @@ class NkiEmitter {
       body_.line("jn = nl.arange(" + std::to_string(mv.F) + ")[None, :]");
       body_.line("zp = nl.arange(1)[:, None]");
       body_.line("zf = nl.arange(1)[None, :]");
-      Value a = operand(s, sa, la, st, k, m, "stationary");
+      auto h = hoisted_.find(&s);
+      Value a = h != hoisted_.end() ? Value{h->second + "[" + b.axes[static_cast<size_t>(k)].tile + ", ip, jm]", std::nullopt, false}
+                                    : operand(s, sa, la, st, k, m, "stationary");
       Value bm = operand(s, sb, lb, mv, k, n, "moving");
       isa::Spec more = isa::spec_from_source(
           "contraction, accumulated",
@@ -1318,10 +1442,205 @@ class NkiEmitter {
       body_.line(into + "[ip, " + plus(ob.axes[static_cast<size_t>(n)].start, "jf") + "] = " + r.text);
       return Value{into, std::nullopt, false};
     }
+    if (!into.empty()) {
+      // Rows kept in SBUF for later contractions of a run: the epilogue,
+      // then written at the tile's columns of `into` (no store).
+      std::string at = into + "[ip, " + plus(ob.axes[static_cast<size_t>(n)].start, "jf") + "]";
+      if (!s.epilogue) {
+        Value r = render(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
+        body_.line(at + " = " + r.text);
+      } else {
+        Value v = assign(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
+        v = contraction_epilogue(s, shape, v, ob);
+        body_.line(at + " = " + (v.constant ? number(*v.constant) : v.text));
+      }
+      return Value{into, std::nullopt, false};
+    }
     Value v = assign(require(evacuate).tree, {Value{acc, std::nullopt, false}}, ob);
     v = contraction_epilogue(s, shape, v, ob);
     store(s.out, v, ob, ob.F);
     return v;
+  }
+
+  // ---- runs of contractions over the same rows ----
+
+  // Adjacent contractions (first..last) over the same rows: one nest over
+  // their outer loops and m tiles, each contraction's n tiles inside it.
+  // `held`: the buffers one of them writes and only later ones read, at the
+  // rows written, kept in SBUF as whole rows [P, N] of the m tile.
+  struct ContractionRun {
+    size_t first = 0, last = 0;
+    std::set<int> held;
+  };
+
+  // A contraction's loops other than k, m and n, in order.
+  static std::vector<int> outer_of(const Stage& s, const TensorShape& t) {
+    std::vector<int> out;
+    for (int d = 0; d < static_cast<int>(s.extents.size()); ++d)
+      if (!s.reduced[static_cast<size_t>(d)] && d != t.m && d != t.n) out.push_back(d);
+    return out;
+  }
+
+  // Whether contractions a and b tile the same rows: the same m extent and
+  // outer loops of the same extents, in order.
+  static bool same_rows(const Stage& a, const TensorShape& ta, const Stage& b, const TensorShape& tb) {
+    auto extent = [](const Stage& st, int d) { return st.extents[static_cast<size_t>(d)]; };
+    if (extent(a, ta.m) != extent(b, tb.m)) return false;
+    std::vector<int> oa = outer_of(a, ta), ob = outer_of(b, tb);
+    if (oa.size() != ob.size()) return false;
+    for (size_t i = 0; i < oa.size(); ++i)
+      if (extent(a, oa[i]) != extent(b, ob[i])) return false;
+    return true;
+  }
+
+  // Whether `a`, read by contraction `reader`, reads the output rows of
+  // contraction `writer` at the very elements written: as an epilogue leaf
+  // (the writer's n on the reader's n), or as the reader's stationary side
+  // (the writer's n on the reader's contracted k).
+  static bool reads_rows(const Stage& writer, const TensorShape& ws, const Stage& reader, const TensorShape& rs,
+                         const Access& a, bool stationary) {
+    auto extent = [](const Stage& st, int d) { return st.extents[static_cast<size_t>(d)]; };
+    auto stride = [](const Access& x, int d) { return x.strides[static_cast<size_t>(d)]; };
+    const Access& o = writer.out;
+    if (a.offset != o.offset || stride(a, rs.m) != stride(o, ws.m)) return false;
+    int along = stationary ? rs.k : rs.n;
+    if (stride(a, along) != stride(o, ws.n) || extent(reader, along) != extent(writer, ws.n)) return false;
+    if (stride(a, stationary ? rs.n : rs.k) != 0) return false;
+    std::vector<int> ow = outer_of(writer, ws), orr = outer_of(reader, rs);
+    for (size_t i = 0; i < ow.size(); ++i)
+      if (stride(a, orr[i]) != stride(o, ow[i])) return false;
+    return true;
+  }
+
+  // SBUF bytes per partition that a run's held rows may take.
+  static constexpr int64_t kHeldRowsBytes = 64 * 1024;
+
+  // The buffers stages first..last hold on chip, or nullopt when the run is
+  // not sound: a later member reads a buffer an earlier one writes in a way
+  // that cannot stay on chip (one nest would reorder it through HBM), or
+  // the held rows do not fit.
+  std::optional<std::set<int>> run_holds(size_t first, size_t last) const {
+    std::set<int> held;
+    int64_t bytes = 0;
+    for (size_t w = first; w < last; ++w) {
+      const Stage& writer = plan_.stages[w];
+      int b = writer.out.buffer;
+      TensorShape ws = *tensor_shape(writer);
+      bool read_in_run = false, holdable = plan_.buffers[static_cast<size_t>(b)].kind == tile::Buffer::Kind::Scratch;
+      for (size_t r = 0; r < plan_.stages.size(); ++r) {
+        const Stage& st = plan_.stages[r];
+        if (r != w && st.out.buffer == b) holdable = false;  // written twice
+        bool reads = false;
+        for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
+          for (const Access& a : *leaves) reads |= a.buffer == b;
+        if (!reads) continue;
+        if (r > w && r <= last) read_in_run = true;
+        if (r <= w || r > last) {
+          holdable = false;
+          continue;
+        }
+        TensorShape rs = *tensor_shape(st);
+        for (size_t i = 0; i < st.leaves.size(); ++i)
+          if (st.leaves[i].buffer == b && (!rs.la.count(static_cast<int>(i)) || !reads_rows(writer, ws, st, rs, st.leaves[i], true)))
+            holdable = false;
+        for (const Access& a : st.epilogue_leaves)
+          if (a.buffer == b && !reads_rows(writer, ws, st, rs, a, false)) holdable = false;
+      }
+      if (!read_in_run) continue;
+      if (!holdable) return std::nullopt;
+      held.insert(b);
+      bytes += writer.extents[static_cast<size_t>(ws.n)] * 4;
+    }
+    if (bytes > kHeldRowsBytes) return std::nullopt;
+    return held;
+  }
+
+  std::vector<ContractionRun> contraction_runs(const std::set<size_t>& used) const {
+    std::vector<ContractionRun> runs;
+    auto joins = [&](size_t s) {
+      if (used.count(s)) return false;
+      std::optional<TensorShape> t = tensor_shape(plan_.stages[s]);
+      return t && t->m >= 0 && t->n >= 0;
+    };
+    size_t i = 0;
+    while (i < plan_.stages.size()) {
+      if (!joins(i)) {
+        ++i;
+        continue;
+      }
+      TensorShape ti = *tensor_shape(plan_.stages[i]);
+      size_t end = i;
+      while (end + 1 < plan_.stages.size() && joins(end + 1) &&
+             same_rows(plan_.stages[i], ti, plan_.stages[end + 1], *tensor_shape(plan_.stages[end + 1])))
+        ++end;
+      // The longest sound run from i that keeps something on chip.
+      size_t last = end;
+      std::optional<std::set<int>> held;
+      for (; last > i; --last)
+        if ((held = run_holds(i, last)) && !held->empty()) break;
+      if (last > i) {
+        runs.push_back(ContractionRun{i, last, *held});
+        i = last + 1;
+      } else {
+        ++i;
+      }
+    }
+    return runs;
+  }
+
+  void contraction_run(const ContractionRun& run) {
+    const Stage& lead = plan_.stages[run.first];
+    TensorShape ls = *tensor_shape(lead);
+    body_.line("# stages " + std::to_string(run.first) + "-" + std::to_string(run.last) +
+               ": contractions over the same rows in one nest on the Tensor engine, intermediates in SBUF");
+    std::vector<int> louter = outer_of(lead, ls);
+    std::vector<Level> levels;
+    for (int d : louter) levels.push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
+    int64_t M = lead.extents[static_cast<size_t>(ls.m)];
+    int64_t tm = std::min(M, std::min(limits_.stationary, limits_.partitions));
+    levels.push_back({ls.m, M, tm, Axis::Partition});
+    for (size_t c = run.first; c <= run.last; ++c) {
+      const Stage& con = plan_.stages[c];
+      TensorShape shape = *tensor_shape(con);
+      int64_t N = con.extents[static_cast<size_t>(shape.n)];
+      tilings_ += (tilings_.empty() ? "" : " ") + std::to_string(tm) + "x" +
+                  std::to_string(std::min(N, std::min(limits_.moving, limits_.psum_free))) + "x" +
+                  std::to_string(std::min(con.extents[static_cast<size_t>(shape.k)], limits_.partitions));
+    }
+    Block blk;
+    blk.axes.resize(lead.extents.size());
+    nest(levels, 0, blk, [&](const Block& b) {
+      tile_of_.clear();
+      std::map<std::string, std::string> shared;
+      int64_t budget = kHoistBytes;
+      for (size_t c = run.first; c <= run.last; ++c) {
+        const Stage& con = plan_.stages[c];
+        TensorShape shape = *tensor_shape(con);
+        int64_t N = con.extents[static_cast<size_t>(shape.n)];
+        int64_t tn = std::min(N, std::min(limits_.moving, limits_.psum_free));
+        Block cb;
+        cb.axes.resize(con.extents.size());
+        cb.axes[static_cast<size_t>(shape.m)] = Axis{Axis::Partition, b.axes[static_cast<size_t>(ls.m)].start};
+        std::vector<int> couter = outer_of(con, shape);
+        for (size_t o = 0; o < couter.size(); ++o)
+          cb.axes[static_cast<size_t>(couter[o])] = Axis{Axis::Scalar, b.axes[static_cast<size_t>(louter[o])].start};
+        cb.P = b.P;
+        cb.trips = b.trips;
+        std::string rows;
+        if (run.held.count(con.out.buffer)) {
+          rows = fresh("rows");
+          body_.line(rows + " = nl.ndarray((" + std::to_string(b.P) + ", " + std::to_string(N) +
+                     "), dtype=nl.float32, buffer=nl.sbuf)");
+        }
+        hoist_stationary(con, shape, cb, shared, budget);
+        nest({Level{shape.n, N, tn, Axis::Free}}, 0, cb,
+             [&](const Block& outb) { contraction_block(con, shape, outb, false, rows); });
+        hoisted_.erase(&con);
+        if (!rows.empty()) tile_of_[con.out.buffer] = rows, sliced_.insert(con.out.buffer);
+      }
+      tile_of_.clear();
+      loaded_.clear();
+    });
   }
 
   // The element-wise consumer fused into a contraction, on its output tile.
@@ -1382,6 +1701,17 @@ class NkiEmitter {
       return transposed_rows(it->second, b, k);
     bool strided = moves_k && moves_x && std::llabs(a.strides[static_cast<size_t>(k)]) == 1 &&
                    std::llabs(a.strides[static_cast<size_t>(x)]) > 1;
+    if (strided && b.F <= limits_.partitions && resident_.count(a.buffer)) {
+      // Rows of x on partitions, k along the free axis, as SBUF holds them.
+      Block rb = b;
+      rb.axes[static_cast<size_t>(k)].role = Axis::Free;
+      rb.axes[static_cast<size_t>(x)].role = Axis::Partition;
+      std::swap(rb.P, rb.F);
+      rb.pvar = "ir", rb.fvar = "jk";
+      body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
+      body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
+      return transposed_slice(resident_index(a, rb), b);
+    }
     if (!strided || b.F > limits_.partitions || tile_of_.count(a.buffer)) return load(a, b, x, k, false);
     // Rows of x on partitions, k along the free axis: the tile as HBM holds it.
     Block rb = b;
@@ -1418,20 +1748,120 @@ class NkiEmitter {
   // partitions, the whole of k along the free axis): its K tile, transposed
   // on the Tensor engine through PSUM.
   Value transposed_rows(const std::string& rows, const Block& b, int k) {
+    body_.line("ir = nl.arange(" + std::to_string(b.F) + ")[:, None]");
+    body_.line("jk = nl.arange(" + std::to_string(b.P) + ")[None, :]");
+    return transposed_slice(rows + "[ir, " + plus(b.axes[static_cast<size_t>(k)].start, "jk") + "]", b);
+  }
+
+  // The [K, X] operand tile of an [X, K] slice of SBUF (x on partitions,
+  // indexed by ir and jk), transposed on the Tensor engine through PSUM.
+  Value transposed_slice(const std::string& slice, const Block& b) {
     Block rb = b;
     rb.P = b.F, rb.F = b.P;
-    rb.pvar = "ir", rb.fvar = "jk";
     Ranges square{{"P", {1, limits_.partitions}}, {"F", {1, limits_.partitions}}};
     isa::Lowering on_chip = require(
         isa::spec_from_source("transpose on chip", "def h(x: 'f32[P, F]'):\n    return x.T", {"sbuf"}, "psum", square));
     isa::Lowering evacuate = require(isa::spec_from_source(
         "psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
         {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}}));
-    body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
-    body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
-    std::string slice = rows + "[ir, " + plus(b.axes[static_cast<size_t>(k)].start, "jk") + "]";
     Value t = assign(on_chip.tree, {Value{slice, std::nullopt, false}}, rb);
     return assign(evacuate.tree, {t}, b);
+  }
+
+  // ---- scratch buffers in SBUF for the whole kernel ----
+
+  // SBUF bytes per partition that kernel-long intermediates may take.
+  static constexpr int64_t kResidentBytes = 48 * 1024;
+
+  // The scratch buffers that HBM would otherwise hold and that fit in SBUF
+  // as (outer..., partitions, free): the next-to-last dimension at most the
+  // partition count. Whether each access can read them in place shows only
+  // when it is emitted (emit_nki retries without one that cannot).
+  void choose_resident() {
+    if (!options_.fuse_rows) return;
+    int64_t bytes = 0;
+    for (size_t b = 0; b < plan_.buffers.size(); ++b) {
+      const tile::Buffer& buf = plan_.buffers[b];
+      int id = static_cast<int>(b);
+      if (buf.kind != tile::Buffer::Kind::Scratch || on_chip_.count(id) || not_resident_.count(id)) continue;
+      if (buf.shape.size() < 2 || buf.elements() <= 0 || buf.shape[buf.shape.size() - 2] > limits_.partitions) continue;
+      bool in_place = true;
+      for (const Stage& st : plan_.stages) {
+        if (st.out.buffer == id) in_place &= walks_dims(st.out, st);
+        for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
+          for (const Access& a : *leaves)
+            if (a.buffer == id) in_place &= walks_dims(a, st);
+      }
+      if (!in_place) continue;
+      int64_t per_partition = buf.elements() / buf.shape[buf.shape.size() - 2] * 4;
+      if (bytes + per_partition > kResidentBytes) continue;
+      bytes += per_partition;
+      resident_.insert(id);
+    }
+  }
+
+  // Whether every loop of `s` that moves `a` walks one dimension of its
+  // buffer, a dimension of its own, within it (not several merged ones).
+  bool walks_dims(const Access& a, const Stage& s) const {
+    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
+    size_t r = shape.size();
+    std::vector<int64_t> stride(r, 1);
+    for (size_t d = r - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
+    std::vector<int64_t> digit(r);
+    int64_t rest = a.offset;
+    for (size_t d = 0; d < r; ++d) digit[d] = rest / stride[d], rest %= stride[d];
+    std::set<size_t> taken;
+    for (size_t l = 0; l < a.strides.size(); ++l) {
+      if (a.strides[l] == 0) continue;
+      size_t dim = r;
+      for (size_t d = 0; d < r && dim == r; ++d)
+        if (a.strides[l] == stride[d] && shape[d] > 1) dim = d;
+      if (dim == r || !taken.insert(dim).second || digit[dim] + s.extents[l] > shape[dim]) return false;
+    }
+    return true;
+  }
+
+  // `a` of a resident buffer as an index into it: the block's partition
+  // loop on its next-to-last dimension from partition 0, its free loop on
+  // the last, every other loop on one outer dimension. Otherwise the buffer
+  // cannot stay in SBUF: NotResident.
+  std::string resident_index(const Access& a, const Block& blk) const {
+    const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(a.buffer));
+    const std::vector<int64_t>& shape = buf.shape;
+    size_t r = shape.size();
+    std::vector<int64_t> stride(r, 1);
+    for (size_t d = r - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
+    std::vector<int64_t> digit(r);
+    int64_t rest = a.offset;
+    for (size_t d = 0; d < r; ++d) digit[d] = rest / stride[d], rest %= stride[d];
+    std::vector<std::string> along(r);
+    bool has_p = false, has_f = false;
+    for (size_t l = 0; l < a.strides.size(); ++l) {
+      int64_t st = a.strides[l];
+      if (st == 0) continue;
+      const Axis& ax = blk.axes[l];
+      size_t dim = r;
+      if (ax.role == Axis::Partition) {
+        if (st == stride[r - 2] && ax.start == "0" && digit[r - 2] == 0 && blk.P <= shape[r - 2]) dim = r - 2;
+        has_p = true;
+      } else if (ax.role == Axis::Free) {
+        if (st == 1) dim = r - 1;
+        has_f = true;
+      } else {
+        for (size_t d = 0; d + 2 < r && dim == r; ++d)
+          if (st == stride[d] && shape[d] > 1 && along[d].empty()) dim = d;
+      }
+      if (dim == r || !along[dim].empty()) throw NotResident{a.buffer};
+      along[dim] = ax.role == Axis::Partition ? blk.pvar : ax.role == Axis::Free ? plus(ax.start, blk.fvar) : ax.start;
+    }
+    if (!has_p || !has_f) throw NotResident{a.buffer};
+    std::string index;
+    for (size_t d = 0; d < r; ++d) {
+      std::string ix = along[d].empty() ? std::to_string(digit[d])
+                                        : plus(digit[d] ? std::to_string(digit[d]) : "0", along[d]);
+      index += (d ? ", " : "") + ix;
+    }
+    return buffer_name(a.buffer) + "[" + index + "]";
   }
 
   // The time of an instruction tree at `sizes` by the description's costs:
@@ -1472,7 +1902,16 @@ class NkiEmitter {
 
 NkiKernel emit_nki(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
                    isa::Synthesizer& synth, const NkiOptions& options) {
-  return NkiEmitter(plan, fn, target, synth, options).run();
+  // A scratch buffer is first tried in SBUF; one that an access cannot read
+  // or write in place there goes back to HBM, and the kernel is emitted again.
+  std::set<int> not_resident;
+  while (true) {
+    try {
+      return NkiEmitter(plan, fn, target, synth, options, not_resident).run();
+    } catch (const NotResident& e) {
+      if (!not_resident.insert(e.buffer).second) throw;
+    }
+  }
 }
 
 }  // namespace axon::emit

@@ -91,7 +91,8 @@ bool legal(const tile::Plan& plan, size_t first, size_t last, int shared) {
 
 }  // namespace
 
-std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>& fusable) {
+std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>& fusable,
+                                 const std::function<bool(const RowGroup&)>& accept) {
   std::vector<RowGroup> groups;
   size_t i = 0;
   while (i < plan.stages.size()) {
@@ -99,6 +100,7 @@ std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>
     while (g.shared > 0 && g.last + 1 < plan.stages.size() && fusable.at(g.last + 1)) {
       int shared = std::min(g.shared, common_prefix(plan.stages[g.last], plan.stages[g.last + 1]));
       if (shared == 0 || !legal(plan, g.first, g.last + 1, shared)) break;
+      if (accept && !accept(RowGroup{g.first, g.last + 1, shared})) break;
       g.shared = shared;
       ++g.last;
     }

@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include <functional>
+
 #include "tile/plan.h"
 
 namespace axon::fuse {
@@ -23,7 +25,11 @@ struct RowGroup {
 /// row-major with the shared loops outermost, and read at offset 0 with the
 /// same strides along the shared loops, within one row along the others.
 /// `fusable(i)` says whether stage i may join a group at all (the emitter's
-/// say: its tiling must keep the shared loops outer).
-std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>& fusable);
+/// say: its tiling must keep the shared loops outer). With `accept`, a group
+/// grows only while the emitter accepts it as it would become (a member that
+/// would narrow the shared loops below what the emitter takes starts a new
+/// group instead of spoiling this one).
+std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>& fusable,
+                                 const std::function<bool(const RowGroup&)>& accept = nullptr);
 
 }  // namespace axon::fuse

@@ -64,6 +64,9 @@ def main():
     ap.add_argument("--variants", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--max-candidates", type=int, default=8, help="candidates measured (and checked) per search")
+    ap.add_argument("--quick", action="store_true",
+                    help="the reduced form `make test` runs: tests/programs at their test sizes only, "
+                         "2 candidates each (the bench kernels in full)")
     ap.add_argument("programs", nargs="*")
     args = ap.parse_args()
     programs = [pathlib.Path(p) for p in args.programs] or sorted((ROOT / "bench/kernels").glob("*.py")) + sorted(
@@ -72,7 +75,7 @@ def main():
     for prog in programs:
         sizes = test_sizes(prog)
         jobs.append((prog, "test" if sizes else "", "test"))
-        if sizes:
+        if sizes and not (args.quick and "bench" not in prog.parts):
             primes = ",".join(f"{k}={next_prime(max(v, 5))}" for k, v in sizes.items())
             jobs.append((prog, primes, "primes"))
     # Sizes at which contractions copy operands into panels (strides >= 256,
@@ -86,7 +89,7 @@ def main():
         for i, (prog, dims, kind) in enumerate(jobs):
             # The language corpus checks that programs compile and lower correctly; the bench
             # kernels also check the emitter's schedules, with more candidates each.
-            measured = args.max_candidates if "bench" in prog.parts else min(args.max_candidates, 4)
+            measured = args.max_candidates if "bench" in prog.parts else min(args.max_candidates, 2 if args.quick else 4)
             futures[pool.submit(optimize, args.axon, prog, dims, f"{tmp}/{i}", args.variants,
                                  measured)] = (prog, dims, kind)
         for f in concurrent.futures.as_completed(futures):
