@@ -1800,9 +1800,8 @@ class NkiEmitter {
     }
   }
 
-  // Whether every loop of `s` that moves `a` walks one dimension of its
-  // buffer, a dimension of its own, within it (not several merged ones).
-  bool walks_dims(const Access& a, const Stage& s) const {
+  // The row-major strides of `a`'s buffer, and its offset as one index per dimension.
+  std::pair<std::vector<int64_t>, std::vector<int64_t>> row_major(const Access& a) const {
     const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
     size_t r = shape.size();
     std::vector<int64_t> stride(r, 1);
@@ -1810,6 +1809,15 @@ class NkiEmitter {
     std::vector<int64_t> digit(r);
     int64_t rest = a.offset;
     for (size_t d = 0; d < r; ++d) digit[d] = rest / stride[d], rest %= stride[d];
+    return {stride, digit};
+  }
+
+  // Whether every loop of `s` that moves `a` walks one dimension of its
+  // buffer, a dimension of its own, within it (not several merged ones).
+  bool walks_dims(const Access& a, const Stage& s) const {
+    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
+    size_t r = shape.size();
+    auto [stride, digit] = row_major(a);
     std::set<size_t> taken;
     for (size_t l = 0; l < a.strides.size(); ++l) {
       if (a.strides[l] == 0) continue;
@@ -1826,14 +1834,9 @@ class NkiEmitter {
   // the last, every other loop on one outer dimension. Otherwise the buffer
   // cannot stay in SBUF: NotResident.
   std::string resident_index(const Access& a, const Block& blk) const {
-    const tile::Buffer& buf = plan_.buffers.at(static_cast<size_t>(a.buffer));
-    const std::vector<int64_t>& shape = buf.shape;
+    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
     size_t r = shape.size();
-    std::vector<int64_t> stride(r, 1);
-    for (size_t d = r - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
-    std::vector<int64_t> digit(r);
-    int64_t rest = a.offset;
-    for (size_t d = 0; d < r; ++d) digit[d] = rest / stride[d], rest %= stride[d];
+    auto [stride, digit] = row_major(a);
     std::vector<std::string> along(r);
     bool has_p = false, has_f = false;
     for (size_t l = 0; l < a.strides.size(); ++l) {
