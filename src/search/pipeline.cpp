@@ -185,7 +185,21 @@ class Search::Impl {
   }
 
   void compute_reference() {
-    reference_ = reference_results(result_.program->kernel, result_.dims, options_.seed, options_.max_memory);
+    // A target that times dry validates at smaller sizes when the requested
+    // ones are large; the reference at the requested sizes is then computed
+    // only if some candidate needs it (full_reference).
+    if (target_.times_dry()) {
+      ir::Dims small = check_sizes(result_.dims);
+      if (small != result_.dims) {
+        try {
+          check_reference_ = reference_results(result_.program->kernel, small, options_.seed, options_.max_memory);
+          result_.check_dims = small;
+        } catch (const UserError& e) {
+          debug_dump(1, "reference", "not validating at " + dims_text(small) + ": " + e.what());
+        }
+      }
+    }
+    if (result_.check_dims.empty()) full_reference();
     std::error_code ec;
     fs::create_directories(work_, ec);
     if (ec) throw UserError({}, "cannot create '" + work_ + "': " + ec.message());
@@ -218,6 +232,7 @@ class Search::Impl {
         request.default_tiling = options_.default_tiling;
         request.tiling_space = !options_.default_tiling && !options_.no_tuning;
         std::vector<KernelPtr> kernels = target_.kernels(*plan, variants.functions[v], request, space.points);
+        std::vector<KernelPtr> twins = check_twins(variants.functions[v], fusion, request, kernels.size());
         for (size_t k = 0; k < kernels.size(); ++k) {
           Candidate c;
           c.variant = v, c.fusion = fusion, c.tiling_index = static_cast<int>(k);
@@ -227,6 +242,7 @@ class Search::Impl {
           c.plan = plan;
           c.reduction = reduction_length(*plan);
           c.kernel = kernels[k];
+          c.check_kernel = twins.empty() ? nullptr : twins[k];
           c.id = c.kernel->identity();
           c.estimate = c.kernel->estimate();
           if (!seen.insert(c.id).second) {
@@ -302,11 +318,19 @@ class Search::Impl {
     progress_.total = static_cast<int>(result_.space.selected);
     std::vector<const TargetKernel*> kernels;
     for (Candidate* c : todo) kernels.push_back(c->kernel.get());
+    std::vector<Candidate*> twinned;
+    for (Candidate* c : todo)
+      if (c->check_kernel) kernels.push_back(c->check_kernel.get()), twinned.push_back(c);
     std::vector<Built> built = target_.compile(kernels, work_, options_.jobs, [&] {
       ++progress_.compiled;
       progress_.elapsed = seconds_since(t0_);
       observer_.progress(progress_, false);
     });
+    for (size_t i = 0; i < twinned.size(); ++i) {
+      const Built& b = built[todo.size() + i];
+      twinned[i]->check_artifact = b.artifact;
+      if (!b.ok) built[static_cast<size_t>(std::find(todo.begin(), todo.end(), twinned[i]) - todo.begin())] = b;
+    }
     for (size_t i = 0; i < todo.size(); ++i) {
       Candidate& c = *todo[i];
       c.artifact = built[i].artifact;
@@ -415,7 +439,8 @@ class Search::Impl {
       result_.numpy.why_not = "the kernel has no time to compare with (" + result_.target->name + " has no timing model)";
       return;
     }
-    result_.numpy = time_numpy(*result_.program, reference_.inputs, reference_.shapes, work_, 60);
+    const Reference& ref = full_reference();
+    result_.numpy = time_numpy(*result_.program, ref.inputs, ref.shapes, work_, 60);
     if (result_.numpy.measured)
       debug_dump(1, "numpy", "median " + ms(result_.numpy.median) + " ms");
     else
@@ -430,25 +455,30 @@ class Search::Impl {
     tile::PlanOptions unfused;
     unfused.fuse_elementwise = false;
     tile::Plan plan = tile::plan_function(original, result_.dims, unfused);
+    std::vector<Baseline> twins;
+    if (!result_.check_dims.empty())
+      twins = target_.baselines(tile::plan_function(original, result_.check_dims, unfused), original);
     for (const Baseline& b : target_.baselines(plan, original)) {
       BaselineTime t;
       t.name = b.name;
       t.label = b.label;
       std::string dir = (fs::path(work_) / ("baseline-" + b.name)).string();
+      KernelPtr twin;
+      for (const Baseline& w : twins)
+        if (w.name == b.name) twin = w.kernel;
       Built built = b.kernel ? target_.compile_alone(*b.kernel, dir) : Built{};
+      Built twin_built = twin ? target_.compile_alone(*twin, dir + "-check") : Built{};
       if (!b.kernel) {
         t.why_not = b.why_not;
-      } else if (!built.ok) {
-        t.why_not = "it does not compile: " + built.log;
+      } else if (!built.ok || (twin && !twin_built.ok)) {
+        t.why_not = "it does not compile: " + built.log + twin_built.log;
       } else {
-        tune::RunResult ran = target_.run(*b.kernel, built.artifact, spec(true));
-        if (ran.status != tune::RunResult::Status::Ok) {
-          t.why_not = ran.message;
-        } else if (eval::BoundCheck checked = eval::check_within_bound(ran.outputs, reference_.want); !checked.ok) {
-          t.why_not = "wrong result: " + checked.text();
+        Checked ran = run_checked(*b.kernel, built.artifact, twin.get(), twin_built.artifact, false);
+        if (!ran.why_not.empty()) {
+          t.why_not = ran.why_not;
         } else {
           t.measured = true;
-          t.seconds = ran.median();
+          t.seconds = ran.run.median();
         }
       }
       debug_dump(1, "baselines", b.name + ": " + (t.measured ? ms(t.seconds) + " ms" : t.why_not));
@@ -464,15 +494,15 @@ class Search::Impl {
     if (!alone.ok) throw InternalError(__FILE__, __LINE__, "the chosen kernel does not compile alone: " + alone.log);
     // A simulated time costs no more to take than the check, and its
     // profile (where the time went) goes into the reports.
-    RunSpec check = spec(result_.timing == "simulated");
-    check.profile = check.timed;
-    tune::RunResult ran = target_.run(*best.kernel, alone.artifact, check);
-    std::string why = ran.message;
-    if (ran.status == tune::RunResult::Status::Ok) {
-      eval::BoundCheck checked = eval::check_within_bound(ran.outputs, reference_.want);
-      if (!checked.ok) why = "wrong result: " + checked.text();
+    Built twin;
+    if (best.check_kernel) {
+      twin = target_.compile_alone(*best.check_kernel, (fs::path(work_) / "chosen-check").string());
+      if (!twin.ok) throw InternalError(__FILE__, __LINE__, "the chosen kernel's twin does not compile alone: " + twin.log);
     }
-    if (ran.status == tune::RunResult::Status::TimedOut)  // the machine, not a bug: it passed within the limit before
+    Checked checked = run_checked(*best.kernel, alone.artifact, best.check_kernel.get(), twin.artifact, true);
+    const tune::RunResult& ran = checked.run;
+    std::string why = checked.why_not;
+    if (checked.timed_out)  // the machine, not a bug: it passed within the limit before
       throw UserError({}, "the chosen kernel's final check did not finish within --time-limit " +
                               number(options_.time_limit_seconds) +
                               " s this time, although it did while it was measured (is the machine busy?); run "
@@ -524,10 +554,10 @@ class Search::Impl {
     for (const auto& [name, bytes] : c.kernel->files()) write_user_file((fs::path(c.dir) / name).string(), bytes);
   }
 
-  RunSpec spec(bool timed) const {
+  RunSpec spec(bool timed, const Reference& reference) const {
     RunSpec s;
-    s.inputs = &reference_.inputs;
-    s.output_sizes = reference_.output_sizes;
+    s.inputs = &reference.inputs;
+    s.output_sizes = reference.output_sizes;
     s.timeout_s = options_.time_limit_seconds;
     s.memory_limit_bytes = options_.memory_limit_bytes;
     s.cpu_limit_s = options_.cpu_limit_seconds;
@@ -536,17 +566,13 @@ class Search::Impl {
   }
 
   void run(Candidate& c) {
-    tune::RunResult ran = target_.run(*c.kernel, c.artifact, spec(true));
+    Checked checked = run_checked(*c.kernel, c.artifact, c.check_kernel.get(), c.check_artifact, false);
+    const tune::RunResult& ran = checked.run;
     c.measured = true;
-    eval::BoundCheck checked;
-    if (ran.status == tune::RunResult::Status::Ok) checked = eval::check_within_bound(ran.outputs, reference_.want);
     c.max_error = checked.worst;  // as a fraction of the bound
-    if (ran.status != tune::RunResult::Status::Ok) {
+    if (!checked.why_not.empty()) {
       c.state = Candidate::State::Failed;
-      c.status = ran.message;
-    } else if (!checked.ok) {
-      c.state = Candidate::State::Failed;
-      c.status = "wrong result: " + checked.text();
+      c.status = checked.why_not;
     } else {
       c.state = Candidate::State::Valid;
       c.seconds = ran.median();
@@ -555,6 +581,86 @@ class Search::Impl {
     }
     c.finished_at = seconds_since(t0_);
     record(c);  // committed before it is reported
+  }
+
+  // A kernel run, checked against the reference, and timed. With a twin at
+  // the check sizes, the twin is run and checked there and the kernel timed
+  // dry at the requested sizes; otherwise the kernel does both.
+  struct Checked {
+    tune::RunResult run;  // the timed run
+    std::string why_not;  // empty when valid
+    double worst = 0;     // the check's largest error, as a fraction of the bound
+    bool timed_out = false;
+  };
+  Checked run_checked(const TargetKernel& kernel, const Artifact& artifact, const TargetKernel* twin,
+                      const Artifact& twin_artifact, bool profile) {
+    Checked out;
+    auto check = [&](const tune::RunResult& ran, const Reference& ref) {
+      out.timed_out |= ran.status == tune::RunResult::Status::TimedOut;
+      if (ran.status != tune::RunResult::Status::Ok) return out.why_not = ran.message, false;
+      eval::BoundCheck checked = eval::check_within_bound(ran.outputs, ref.want);
+      out.worst = checked.worst;
+      if (!checked.ok) return out.why_not = "wrong result" + (twin ? " at " + dims_text(result_.check_dims) : "") + ": " + checked.text(), false;
+      return true;
+    };
+    if (!twin) {
+      RunSpec s = spec(true, full_reference());
+      s.profile = profile;
+      out.run = target_.run(kernel, artifact, s);
+      check(out.run, full_reference());
+      return out;
+    }
+    RunSpec small = spec(false, check_reference_);
+    if (!check(target_.run(*twin, twin_artifact, small), check_reference_)) return out;
+    RunSpec dry = spec(true, check_reference_);
+    dry.dry = true;
+    dry.inputs = nullptr;
+    dry.profile = profile;
+    out.run = target_.run(kernel, artifact, dry);
+    out.timed_out |= out.run.status == tune::RunResult::Status::TimedOut;
+    if (out.run.status != tune::RunResult::Status::Ok) out.why_not = out.run.message;
+    return out;
+  }
+
+  // The reference at the requested sizes, computed on first use.
+  const Reference& full_reference() {
+    if (!full_reference_done_) {
+      reference_ = reference_results(result_.program->kernel, result_.dims, options_.seed, options_.max_memory);
+      full_reference_done_ = true;
+    }
+    return reference_;
+  }
+
+  // The kernels of `fn` at the check sizes, one per kernel of the requested
+  // sizes' plan (the same choices in the same order); none (validate at the
+  // requested sizes) when there are no check sizes or they do not pair up.
+  std::vector<KernelPtr> check_twins(const ir::Function& fn, Candidate::Fusion fusion, const PointRequest& request,
+                                     size_t count) {
+    if (result_.check_dims.empty()) return {};
+    try {
+      tile::PlanOptions plan_options;
+      plan_options.fuse_elementwise = fusion != Candidate::kNone;
+      tile::Plan small = tile::plan_function(fn, result_.check_dims, plan_options);
+      if (fusion == Candidate::kAll || fusion == Candidate::kEpilogues) fuse::fuse_epilogues(small);
+      double points = 0;
+      std::vector<KernelPtr> twins = target_.kernels(small, fn, request, points);
+      if (twins.size() == count) return twins;
+      debug_dump(1, "space", "the check sizes give " + std::to_string(twins.size()) + " kernels, not " +
+                                 std::to_string(count) + ": validating at the requested sizes");
+    } catch (const UserError& e) {
+      debug_dump(1, "space", std::string("no kernel at the check sizes (") + e.what() + "): validating at the requested sizes");
+    }
+    return {};
+  }
+
+  // Sizes to validate at: each size above 640 becomes 640 plus its remainder
+  // modulo 128 (several 128-partition and 512-element tiles, the same partial
+  // tile, the same divisibility by powers of two up to 128).
+  static ir::Dims check_sizes(const ir::Dims& dims) {
+    ir::Dims small = dims;
+    for (auto& [name, value] : small)
+      if (value > 640) value = 640 + value % 128;
+    return small;
   }
 
   // Every measured candidate goes to the cache at once, so an interrupted
@@ -591,7 +697,9 @@ class Search::Impl {
   std::string work_;
   Observer& observer_;
   Clock::time_point t0_;
-  Reference reference_;
+  Reference reference_;        // at the requested sizes (full_reference)
+  bool full_reference_done_ = false;
+  Reference check_reference_;  // at the check sizes, when there are any
   Progress progress_;
   smt::Prover prover_;
 

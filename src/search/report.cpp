@@ -126,6 +126,10 @@ std::string result_text(const SearchResult& r) {
       << "; largest error " << number(best.max_error, 3) << " of its rounding bound\n"
       << "- how: " << r.scoring
       << (r.timing == "simulated" ? ".\n" : ". No candidate was timed: this target has no timing model yet.\n");
+    if (!r.check_dims.empty())
+      t << "- validated at " << dims_text(r.check_dims)
+        << ": each candidate emitted again there (the same variant, fusion and tiling choices) and checked against "
+           "the float64 reference; at the requested sizes it was run dry (no values) for its time\n";
     for (const BaselineTime& b : r.baselines) t << "- baseline " << baseline_text(r, b) << "\n";
     return t.str();
   }
@@ -378,6 +382,7 @@ std::string search_json(const SearchResult& r) {
       {"chosen", r.best ? nlohmann::ordered_json(best.name) : nlohmann::ordered_json(nullptr)},
       {"chosen_tilings", (best.kernel ? best.kernel->tilings() : std::string())},
       {"timing", r.timing},
+      {"validated_at", dims_text(r.check_dims.empty() ? r.dims : r.check_dims)},
       {"scoring", r.scoring.empty() ? "the median of timed calls" : r.scoring},
       {"median_seconds", r.timing != "none" ? nlohmann::ordered_json(best.seconds) : nlohmann::ordered_json(nullptr)},
       {"min_seconds", r.scoring.empty() ? nlohmann::ordered_json(best.seconds_min) : nlohmann::ordered_json(nullptr)},

@@ -39,6 +39,11 @@ struct Candidate {
   std::string id;   // the kernel's identity: its key among the cache's records
   std::string dir;  // where its files are written
   Artifact artifact;
+  /// Its twin at the check sizes (SearchResult::check_dims): the same
+  /// variant, fusion and tiling choices, emitted again, run and validated
+  /// there while `kernel` is timed dry. Null: validated at the requested sizes.
+  KernelPtr check_kernel;
+  Artifact check_artifact;
 
   /// Where it is: each state one step further, except the two failures.
   enum class State { Generated, CutOff, Compiled, CompileError, Failed, Valid } state = State::Generated;
@@ -96,6 +101,9 @@ struct BaselineTime {
 struct SearchResult {
   const ir::Program* program = nullptr;
   ir::Dims dims;
+  /// Where candidates were validated when not at `dims` (a target that times
+  /// dry): smaller sizes of the same program; empty otherwise.
+  ir::Dims check_dims;
   /// How candidates were scored when not by measured time (Target::scoring);
   /// then a candidate's "seconds" hold that score.
   std::string scoring;

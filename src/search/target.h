@@ -79,6 +79,9 @@ struct RunSpec {
   double cpu_limit_s = 0;
   bool timed = true;  // false: the first call only (a check)
   bool profile = false;  // with timed: say where the time went (RunResult's profile), if the target can
+  /// No values: the kernel runs on no inputs and returns no outputs, only its
+  /// time (a target that times_dry(); with timed).
+  bool dry = false;
 };
 
 /// A kernel the search times beside its choice, on the same program, sizes,
@@ -109,6 +112,11 @@ class Target {
   virtual std::string timing() const { return scoring().empty() ? "measured" : "none"; }
   /// The synthesizer whose proved lowerings the kernels use (for the reports).
   virtual const isa::Synthesizer& synthesizer() const = 0;
+  /// Whether run() can time a kernel without its values (RunSpec::dry): a
+  /// simulated time depends on the sizes only. The search then validates each
+  /// candidate at smaller sizes (the same variant, fusion and tiling choices,
+  /// emitted again) and times it dry at the requested ones.
+  virtual bool times_dry() const { return false; }
 
   // ---- tile space, instruction selection, cost model, printer ----
   /// The kernels of one plan: the target's heuristic tiling first, then the

@@ -114,12 +114,13 @@ class Trn1Target : public search::Target {
     if (params_)
       return "the shortest time by the trn1 timing model (src/time: one NeuronCore-v2, parameters in " +
              description_.path.substr(description_.path.rfind('/') + 1) +
-             "), of the instruction trace the NKI simulator records while it validates each candidate at the "
-             "requested sizes";
+             "), of the instruction trace the NKI simulator records at the requested sizes (while it validates the "
+             "candidate there, or in a dry run when the candidates are validated at smaller sizes)";
     return "the fewest instructions on the busiest engine, counted at the requested sizes; every candidate is "
            "validated under the NKI simulator (the description has no timing parameters)";
   }
   std::string timing() const override { return params_ ? "simulated" : "none"; }
+  bool times_dry() const override { return params_.has_value(); }
 
   // The heuristic kernel (transposes by whichever the description's costs
   // say is cheaper, each element-wise step's cheapest instructions) and, in
@@ -209,8 +210,9 @@ class Trn1Target : public search::Target {
     const auto& k = dynamic_cast<const NkiKernel&>(kernel);
     std::string dir = (fs::path(artifact.path).parent_path() / ("run-" + std::to_string(runs_++))).string();
     std::string trace = spec.timed && params_ ? (fs::path(dir) / "trace.jsonl").string() : "";
-    tune::RunResult r = run_nki(artifact.path, artifact.symbol, k.input_shapes(), k.nki().input_dtypes, *spec.inputs,
-                                k.output_shapes(), spec.timeout_s, dir, trace);
+    tune::RunResult r = run_nki(artifact.path, artifact.symbol, k.input_shapes(), k.nki().input_dtypes,
+                                spec.dry ? std::vector<std::vector<float>>{} : *spec.inputs, k.output_shapes(),
+                                spec.timeout_s, dir, trace, spec.dry);
     if (r.status == tune::RunResult::Status::Ok) {
       r.seconds = {k.estimate().seconds};
       if (!trace.empty()) {
@@ -278,7 +280,7 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
                         const std::vector<std::vector<int64_t>>& input_shapes, const std::vector<std::string>& dtypes,
                         const std::vector<std::vector<float>>& inputs,
                         const std::vector<std::vector<int64_t>>& output_shapes, double timeout_s,
-                        const std::string& work_dir, const std::string& trace_path) {
+                        const std::string& work_dir, const std::string& trace_path, bool dry) {
   tune::RunResult r;
   r.status = tune::RunResult::Status::Failed;
   fs::path dir(work_dir);
@@ -286,7 +288,13 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
     fs::create_directories(dir);
     std::string ins, outs, types;
     for (size_t i = 0; i < dtypes.size(); ++i) types += (i ? "," : "") + dtypes[i];
-    for (size_t i = 0; i < input_shapes.size(); ++i) {
+    for (size_t i = 0; i < input_shapes.size() && dry; ++i) {
+      // A dry run's inputs are shapes ("4096x8192"): zeros, no values read.
+      std::string shape;
+      for (int64_t d : input_shapes[i]) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+      ins += (i ? "," : "") + shape;
+    }
+    for (size_t i = 0; i < input_shapes.size() && !dry; ++i) {
       eval::Tensor t;
       t.shape = input_shapes[i];
       t.data.assign(inputs.at(i).begin(), inputs.at(i).end());
@@ -301,6 +309,7 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
                                   "--inputs",       ins,             "--outputs", outs,     "--stats",
                                   (dir / "stats.json").string()};
     if (!types.empty()) argv.insert(argv.end(), {"--dtypes", types});
+    if (dry) argv.push_back("--dry");
     if (!trace_path.empty()) argv.insert(argv.end(), {"--trace", trace_path});
     int status = run_limited(argv, log, timeout_s);
     if (status != 0) {
@@ -313,7 +322,7 @@ tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
         r.message = "the NKI simulator failed (exit " + std::to_string(status) + "; " + log + "): " + last_line(log);
       return r;
     }
-    for (size_t i = 0; i < output_shapes.size(); ++i) {
+    for (size_t i = 0; i < output_shapes.size() && !dry; ++i) {
       eval::Tensor t = eval::read_npy((dir / ("out" + std::to_string(i) + ".npy")).string());
       if (t.shape != output_shapes[i]) {
         r.message = "the NKI kernel returned shape " + ir::shape_str(t.shape) + " for output " + std::to_string(i) +

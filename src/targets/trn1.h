@@ -24,11 +24,13 @@ std::string nki_sim_python();
 /// a child process limited to `timeout_s`, on float32 `inputs` of the given
 /// shapes, each passed to the kernel as its `dtypes` entry ("f32", "bf16",
 /// "f16"; rounded to nearest); files go to `work_dir` (created). The outputs, or why not; the
-/// "seconds" of an Ok result are left empty. Never throws.
+/// "seconds" of an Ok result are left empty. Never throws. `dry`: no values
+/// (the inputs are zeros of their shapes, `inputs` is not read, no outputs
+/// are returned): the rules and the trace only.
 tune::RunResult run_nki(const std::string& kernel_py, const std::string& entry,
                         const std::vector<std::vector<int64_t>>& input_shapes, const std::vector<std::string>& dtypes,
                         const std::vector<std::vector<float>>& inputs,
                         const std::vector<std::vector<int64_t>>& output_shapes, double timeout_s,
-                        const std::string& work_dir, const std::string& trace_path = "");
+                        const std::string& work_dir, const std::string& trace_path = "", bool dry = false);
 
 }  // namespace axon::targets
