@@ -268,11 +268,17 @@ class NkiEmitter {
               << ", dtype=nl.float32, buffer=nl.hbm)\n";
           continue;
         }
-        // In SBUF for the whole kernel: its next-to-last dimension on the partitions.
+        // In SBUF for the whole kernel: its next-to-last dimension on the
+        // partitions, in blocks of a partition tile when it is longer.
         std::string dims;
-        for (size_t d = 0; d < shape.size(); ++d)
-          dims += (d ? ", " : "") + (d + 2 == shape.size() && shape.size() > 2 ? "nl.par_dim(" + std::to_string(shape[d]) + ")"
-                                                                              : std::to_string(shape[d]));
+        for (size_t d = 0; d + 2 < shape.size(); ++d) dims += std::to_string(shape[d]) + ", ";
+        int64_t rows = shape[shape.size() - 2];
+        if (rows > limits_.partitions)
+          dims += std::to_string((rows + limits_.partitions - 1) / limits_.partitions) + ", nl.par_dim(" +
+                  std::to_string(limits_.partitions) + ")";
+        else
+          dims += shape.size() > 2 ? "nl.par_dim(" + std::to_string(rows) + ")" : std::to_string(rows);
+        dims += ", " + std::to_string(shape.back());
         src << "    " << buffer_name(static_cast<int>(b)) << " = nl.ndarray((" << dims
             << "), dtype=nl.float32, buffer=nl.sbuf)  # an intermediate kept in SBUF\n";
       }
@@ -287,6 +293,7 @@ class NkiEmitter {
       src << "\n";
     }
     k.source = src.str();
+    k.resident = static_cast<int>(resident_.size());
     k.counts = counts_;
     k.tilings = tilings_;
     return k;
@@ -1063,7 +1070,8 @@ class NkiEmitter {
       auto [outer_g, outer_c] = outer_loops(r.D, r.f, r.p, con, shape.m, shape.n);
       Block cb;
       cb.axes.resize(con.extents.size());
-      cb.axes[static_cast<size_t>(shape.m)] = Axis{Axis::Partition, b.axes[static_cast<size_t>(r.p)].start};
+      cb.axes[static_cast<size_t>(shape.m)] = b.axes[static_cast<size_t>(r.p)];
+      cb.axes[static_cast<size_t>(shape.m)].role = Axis::Partition;
       for (size_t o = 0; o < outer_g.size(); ++o)
         cb.axes[static_cast<size_t>(outer_c[o])] = Axis{Axis::Scalar, b.axes[static_cast<size_t>(outer_g[o])].start};
       cb.P = b.P;
@@ -1620,7 +1628,8 @@ class NkiEmitter {
         int64_t tn = std::min(N, std::min(limits_.moving, limits_.psum_free));
         Block cb;
         cb.axes.resize(con.extents.size());
-        cb.axes[static_cast<size_t>(shape.m)] = Axis{Axis::Partition, b.axes[static_cast<size_t>(ls.m)].start};
+        cb.axes[static_cast<size_t>(shape.m)] = b.axes[static_cast<size_t>(ls.m)];
+        cb.axes[static_cast<size_t>(shape.m)].role = Axis::Partition;
         std::vector<int> couter = outer_of(con, shape);
         for (size_t o = 0; o < couter.size(); ++o)
           cb.axes[static_cast<size_t>(couter[o])] = Axis{Axis::Scalar, b.axes[static_cast<size_t>(louter[o])].start};
@@ -1771,7 +1780,7 @@ class NkiEmitter {
   // ---- scratch buffers in SBUF for the whole kernel ----
 
   // SBUF bytes per partition that kernel-long intermediates may take.
-  static constexpr int64_t kResidentBytes = 48 * 1024;
+  static constexpr int64_t kResidentBytes = 64 * 1024;
 
   // The scratch buffers that HBM would otherwise hold and that fit in SBUF
   // as (outer..., partitions, free): the next-to-last dimension at most the
@@ -1784,7 +1793,7 @@ class NkiEmitter {
       const tile::Buffer& buf = plan_.buffers[b];
       int id = static_cast<int>(b);
       if (buf.kind != tile::Buffer::Kind::Scratch || on_chip_.count(id) || not_resident_.count(id)) continue;
-      if (buf.shape.size() < 2 || buf.elements() <= 0 || buf.shape[buf.shape.size() - 2] > limits_.partitions) continue;
+      if (!options_.resident || buf.shape.size() < 2 || buf.elements() <= 0) continue;
       bool in_place = true;
       for (const Stage& st : plan_.stages) {
         if (st.out.buffer == id) in_place &= walks_dims(st.out, st);
@@ -1793,7 +1802,9 @@ class NkiEmitter {
             if (a.buffer == id) in_place &= walks_dims(a, st);
       }
       if (!in_place) continue;
-      int64_t per_partition = buf.elements() / buf.shape[buf.shape.size() - 2] * 4;
+      int64_t rows = buf.shape[buf.shape.size() - 2];
+      int64_t blocks = (rows + limits_.partitions - 1) / limits_.partitions;
+      int64_t per_partition = buf.elements() / rows * blocks * 4;
       if (bytes + per_partition > kResidentBytes) continue;
       bytes += per_partition;
       resident_.insert(id);
@@ -1845,7 +1856,14 @@ class NkiEmitter {
       const Axis& ax = blk.axes[l];
       size_t dim = r;
       if (ax.role == Axis::Partition) {
-        if (st == stride[r - 2] && ax.start == "0" && digit[r - 2] == 0 && blk.P <= shape[r - 2]) dim = r - 2;
+        // From a partition tile's first row: tile t of the loop starts at row t * 128.
+        bool tiled = shape[r - 2] > limits_.partitions;
+        bool aligned = ax.start == "0" || ax.start == ax.tile + " * " + std::to_string(limits_.partitions) ||
+                       (ax.tile.find_first_not_of("0123456789") == std::string::npos &&
+                        ax.start == std::to_string(std::stoll(ax.tile) * limits_.partitions));
+        if (st == stride[r - 2] && digit[r - 2] == 0 && blk.P <= std::min(shape[r - 2], limits_.partitions) &&
+            (tiled ? aligned : ax.start == "0"))
+          dim = r - 2;
         has_p = true;
       } else if (ax.role == Axis::Free) {
         if (st == 1) dim = r - 1;
@@ -1862,6 +1880,11 @@ class NkiEmitter {
     for (size_t d = 0; d < r; ++d) {
       std::string ix = along[d].empty() ? std::to_string(digit[d])
                                         : plus(digit[d] ? std::to_string(digit[d]) : "0", along[d]);
+      if (d == r - 2 && shape[d] > limits_.partitions) {
+        // The partition loop's tile is the block.
+        for (size_t l = 0; l < a.strides.size(); ++l)
+          if (a.strides[l] != 0 && blk.axes[l].role == Axis::Partition) ix = blk.axes[l].tile + ", " + blk.pvar;
+      }
       index += (d ? ", " : "") + ix;
     }
     return buffer_name(a.buffer) + "[" + index + "]";

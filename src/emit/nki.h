@@ -35,6 +35,9 @@ struct NkiOptions {
   /// that leave the kernel's busiest engine least busy so far (by the
   /// description's costs), so that Vector, Scalar and GpSimd work in parallel.
   enum class Engines { Cheapest, Spread } engines = Engines::Cheapest;
+  /// Scratch buffers that fit stay in SBUF for the whole kernel (with
+  /// fuse_rows); false: they go through HBM.
+  bool resident = true;
 };
 
 /// What the kernel executes at its sizes, counted from the emitted loops.
@@ -54,6 +57,7 @@ struct NkiKernel {
   NkiCounts counts;
   std::vector<fuse::RowGroup> groups;  // the row groups that run fused
   std::string tilings;                 // per stage, for tables
+  int resident = 0;                    // scratch buffers kept in SBUF for the whole kernel
 };
 
 /// The NKI kernel of `plan` for the trn1 description `target`. Throws a

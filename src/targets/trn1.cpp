@@ -147,7 +147,18 @@ class Trn1Target : public search::Target {
       points += 1;
       emit::NkiKernel k = emit::emit_nki(plan, fn, description_, synth_, o);
       double e = estimate(k.counts);
+      bool resident = k.resident > 0;
       out.push_back(std::make_shared<NkiKernel>(std::move(k), ins, outs, e));
+      // The same point with every scratch buffer in HBM: SBUF space left to
+      // the tiles (a kernel whose resident buffers crowd its tiles out of
+      // SBUF fails the simulator's capacity rule at the requested sizes).
+      if (resident && t == T::Cheaper && engines == E::Cheapest) {
+        o.resident = false;
+        points += 1;
+        emit::NkiKernel h = emit::emit_nki(plan, fn, description_, synth_, o);
+        double eh = estimate(h.counts);
+        out.push_back(std::make_shared<NkiKernel>(std::move(h), ins, outs, eh));
+      }
     }
     return out;
   }
