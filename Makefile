@@ -30,9 +30,9 @@ demo: build
 
 # Every test: the release build, the same tests under ASan+UBSan, the Python
 # package, and a short fuzz run of the parser. Tests labelled `long` (the
-# timing model at the matmul tutorial's size, optimize_all and the bench
-# harness whole; `make test` runs reduced forms of the last two) run with
-# `make test-long`.
+# timing model at the matmul tutorial's size, and optimize_all, trn1_programs
+# and the bench harness whole; `make test` runs reduced forms of the last
+# three) run with `make test-long`.
 test: test-release test-asan test-python fuzz-smoke
 
 test-release: build bench-env sim-env

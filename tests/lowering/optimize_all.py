@@ -66,7 +66,7 @@ def main():
     ap.add_argument("--max-candidates", type=int, default=8, help="candidates measured (and checked) per search")
     ap.add_argument("--quick", action="store_true",
                     help="the reduced form `make test` runs: tests/programs at their test sizes only, "
-                         "2 candidates each (the bench kernels in full)")
+                         "2 candidates each; the bench kernels at test and prime sizes, 4 candidates each")
     ap.add_argument("programs", nargs="*")
     args = ap.parse_args()
     programs = [pathlib.Path(p) for p in args.programs] or sorted((ROOT / "bench/kernels").glob("*.py")) + sorted(
@@ -89,7 +89,10 @@ def main():
         for i, (prog, dims, kind) in enumerate(jobs):
             # The language corpus checks that programs compile and lower correctly; the bench
             # kernels also check the emitter's schedules, with more candidates each.
-            measured = args.max_candidates if "bench" in prog.parts else min(args.max_candidates, 2 if args.quick else 4)
+            if "bench" in prog.parts:
+                measured = min(args.max_candidates, 4) if args.quick else args.max_candidates
+            else:
+                measured = min(args.max_candidates, 2 if args.quick else 4)
             futures[pool.submit(optimize, args.axon, prog, dims, f"{tmp}/{i}", args.variants,
                                  measured)] = (prog, dims, kind)
         for f in concurrent.futures.as_completed(futures):

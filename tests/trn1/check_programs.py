@@ -13,7 +13,10 @@ With --bench-sizes: every bench kernel is emitted at its bench sizes (not
 run: the simulator would take minutes), and the instructions per engine and
 the HBM traffic of each are printed.
 
-usage: check_programs.py AXON [--bench-sizes] [FILE.py ...]    (default: all of them; exit 1 on any failure)
+With --quick (the reduced form `make test` runs): tests/programs at their test
+sizes only; the bench kernels and tests/trn1/programs at both.
+
+usage: check_programs.py AXON [--bench-sizes | --quick] [FILE.py ...]    (default: all of them; exit 1 on any failure)
 """
 import ast
 import os
@@ -99,7 +102,8 @@ def main():
     axon = sys.argv[1]
     if "--bench-sizes" in sys.argv[2:]:
         return bench_sizes(axon)
-    files = sys.argv[2:] or sorted(
+    quick = "--quick" in sys.argv[2:]
+    files = [a for a in sys.argv[2:] if a != "--quick"] or sorted(
         [os.path.join(ROOT, "bench", "kernels", f) for f in os.listdir(os.path.join(ROOT, "bench", "kernels")) if f.endswith(".py")]
         + [os.path.join(ROOT, "tests", "programs", f) for f in os.listdir(os.path.join(ROOT, "tests", "programs")) if f.endswith(".py")]
         + [os.path.join(ROOT, "tests", "trn1", "programs", f)
@@ -108,7 +112,8 @@ def main():
     for path in files:
         sizes = test_sizes(path)
         cases = [("test", "test")]
-        if sizes:
+        corpus = os.path.dirname(os.path.abspath(path)) == os.path.join(ROOT, "tests", "programs")
+        if sizes and not (quick and corpus):
             primes = primes_for(sizes)
             dims = spec(primes)
             if run([axon, "check", path, "--dims", dims]).returncode != 0 and run([axon, "run", path, "--dims", dims]).returncode != 0:
