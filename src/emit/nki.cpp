@@ -649,7 +649,21 @@ class NkiEmitter {
                      std::nullopt, false};
       return Value{it->second, std::nullopt, !moves_f};
     }
-    if (resident_.count(a.buffer)) return Value{resident_index(a, blk), std::nullopt, false};
+    if (resident_.count(a.buffer)) {
+      if (!reads_transposed(a, free_loop, part_loop)) return Value{resident_index(a, blk), std::nullopt, false};
+      // Its rows along the tile's free axis, its columns on the partitions:
+      // the [F, P] slice as SBUF holds it, transposed on the Tensor engine.
+      if (blk.F > limits_.partitions || blk.P > limits_.partitions) throw NotResident{a.buffer};
+      Block rb = blk;
+      rb.axes[static_cast<size_t>(free_loop)].role = Axis::Partition;
+      rb.axes[static_cast<size_t>(part_loop)].role = Axis::Free;
+      std::swap(rb.P, rb.F);
+      rb.pvar = "ir", rb.fvar = "jk";
+      std::string slice = resident_index(a, rb);
+      body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
+      body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
+      return transposed_slice(slice, blk);
+    }
     int64_t p = moves_p ? blk.P : 1, f = moves_f ? blk.F : 1;
     std::string index = hbm_index(a, blk);
     auto key = std::make_pair(a, index + "/" + std::to_string(blk.P) + "x" + std::to_string(blk.F) + (broadcast_free ? "/F" : ""));
@@ -892,6 +906,12 @@ class NkiEmitter {
       r.levels.push_back({r.p, lead.extents[static_cast<size_t>(r.p)],
                           std::min(limits_.partitions, lead.extents[static_cast<size_t>(r.p)]), Axis::Partition});
     r.F = r.f >= 0 ? free_tile(lead, r.f) : 1;
+    // A resident buffer read transposed goes through the Tensor engine, a
+    // partition tile of its rows at a time.
+    // (Not a fold's or a scan's row, which one tile must hold whole.)
+    if (first == last && r.f >= 0 && r.p >= 0 && !lead.reduced[static_cast<size_t>(r.f)] && lead.scan_dim != r.f)
+      for (const Access& a : lead.leaves)
+        if (resident_.count(a.buffer) && reads_transposed(a, r.f, r.p)) r.F = std::min(r.F, limits_.partitions);
     for (size_t i = first + 1; i <= last; ++i) r.F = std::min(r.F, free_tile(plan_.stages[i], r.f));
     r.group = first != last;
     if (r.f >= 0 && !r.group) r.levels.push_back({r.f, lead.extents[static_cast<size_t>(r.f)], r.F, Axis::Free});
@@ -1838,6 +1858,17 @@ class NkiEmitter {
       if (dim == r || !taken.insert(dim).second || digit[dim] + s.extents[l] > shape[dim]) return false;
     }
     return true;
+  }
+
+  // Whether `a` reads its resident buffer across its layout: the tile's
+  // partition loop along the buffer's last dimension, its free loop along
+  // the rows (the next-to-last).
+  bool reads_transposed(const Access& a, int free_loop, int part_loop) const {
+    if (free_loop < 0 || part_loop < 0) return false;
+    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
+    if (shape.size() < 2) return false;
+    return a.strides[static_cast<size_t>(part_loop)] == 1 && shape.back() > 1 &&
+           a.strides[static_cast<size_t>(free_loop)] == shape.back() && shape[shape.size() - 2] > 1;
   }
 
   // `a` of a resident buffer as an index into it: the block's partition
