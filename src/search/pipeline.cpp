@@ -219,12 +219,10 @@ class Search::Impl {
     if (options_.no_tuning) fusion_choices = {Candidate::kChains};
     for (size_t v = 0; v < variants.functions.size(); ++v) {
       for (Candidate::Fusion fusion : fusion_choices) {
-        tile::PlanOptions plan_options;
-        plan_options.fuse_elementwise = fusion != Candidate::kNone;
-        tile::Plan planned = tile::plan_function(variants.functions[v], result_.dims, plan_options);
+        int epilogues = 0;
+        tile::Plan planned = plan_for(variants.functions[v], result_.dims, fusion, epilogues);
         bool rows = fusion == Candidate::kAll;
-        if ((rows || fusion == Candidate::kEpilogues) && fuse::fuse_epilogues(planned) == 0 && !rows)
-          continue;  // the same plan as kChains
+        if (fusion == Candidate::kEpilogues && epilogues == 0) continue;  // the same plan as kChains
         auto plan = std::make_shared<const tile::Plan>(std::move(planned));
         ++space.plans;
         PointRequest request;
@@ -631,6 +629,16 @@ class Search::Impl {
     return reference_;
   }
 
+  // The plan of `fn` at `dims` for a fusion choice; `epilogues` the fold
+  // epilogues fused into it.
+  static tile::Plan plan_for(const ir::Function& fn, const ir::Dims& dims, Candidate::Fusion fusion, int& epilogues) {
+    tile::PlanOptions plan_options;
+    plan_options.fuse_elementwise = fusion != Candidate::kNone;
+    tile::Plan plan = tile::plan_function(fn, dims, plan_options);
+    epilogues = fusion == Candidate::kAll || fusion == Candidate::kEpilogues ? fuse::fuse_epilogues(plan) : 0;
+    return plan;
+  }
+
   // The kernels of `fn` at the check sizes, one per kernel of the requested
   // sizes' plan (the same choices in the same order); none (validate at the
   // requested sizes) when there are no check sizes or they do not pair up.
@@ -638,10 +646,8 @@ class Search::Impl {
                                      size_t count) {
     if (result_.check_dims.empty()) return {};
     try {
-      tile::PlanOptions plan_options;
-      plan_options.fuse_elementwise = fusion != Candidate::kNone;
-      tile::Plan small = tile::plan_function(fn, result_.check_dims, plan_options);
-      if (fusion == Candidate::kAll || fusion == Candidate::kEpilogues) fuse::fuse_epilogues(small);
+      int epilogues = 0;
+      tile::Plan small = plan_for(fn, result_.check_dims, fusion, epilogues);
       double points = 0;
       std::vector<KernelPtr> twins = target_.kernels(small, fn, request, points);
       if (twins.size() == count) return twins;
