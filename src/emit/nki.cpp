@@ -284,7 +284,7 @@ class NkiEmitter {
       }
     src << views_.str();
     src << constants_.str();
-    src << body_.out.str();
+    src << body_.str();
     src << "    return ";
     if (plan_.outputs.size() == 1) {
       src << buffer_name(plan_.outputs[0]) << "\n";
@@ -295,15 +295,37 @@ class NkiEmitter {
     k.source = src.str();
     k.resident = static_cast<int>(resident_.size());
     k.counts = counts_;
+    k.counts.busy_ns = busy_ns_;
     k.tilings = tilings_;
     return k;
   }
 
  private:
+  // A value inside a block: a tile variable, or a compile-time number.
+  struct Value {
+    std::string text;
+    std::optional<double> constant;
+    bool column = false;  // [P, 1]
+  };
+
   struct Py {
-    std::ostringstream out;
+    std::vector<std::pair<int, std::string>> lines;  // indentation depth, text
     int depth = 1;
-    void line(const std::string& s) { out << std::string(static_cast<size_t>(4 * depth), ' ') << s << "\n"; }
+    void line(const std::string& s) { lines.emplace_back(depth, s); }
+    std::string str() const {
+      std::string out;
+      for (const auto& [d, s] : lines) out += std::string(static_cast<size_t>(4 * d), ' ') + s + "\n";
+      return out;
+    }
+  };
+
+  // A tile that one instruction tree made, where its statement is: what an
+  // instruction fusion rewrites.
+  struct Produced {
+    isa::InstrTree tree;
+    std::vector<Value> leaves;
+    Block blk;
+    size_t line = 0;
   };
 
   const tile::Plan& plan_;
@@ -316,6 +338,8 @@ class NkiEmitter {
   NkiCounts counts_;
   std::map<std::string, double> busy_ns_;  // each engine's time so far, by the description's costs
   Py body_;
+  std::map<std::string, Produced> produced_;  // tile variable -> the statement that made it
+  bool tally_ = true;                          // whether render counts what it emits
   std::ostringstream views_, constants_;
   std::map<std::string, std::string> columns_;  // value -> the kernel's constant column
   std::vector<std::vector<std::string>> block_tiles_;  // the tiles each open block made
@@ -484,16 +508,11 @@ class NkiEmitter {
     return *l;
   }
 
-  // A value inside a block: a tile variable, or a compile-time number.
-  struct Value {
-    std::string text;
-    std::optional<double> constant;
-    bool column = false;  // [P, 1]
-  };
 
   // The text of an instruction tree over `leaves`, with subtrees over
   // constants evaluated, and counted `trips` times.
   Value render(const isa::InstrTree& t, const std::vector<Value>& leaves, const Block& blk, const std::string& result = "") {
+    if (!t.instr && t.constant) return Value{number(*t.constant), t.constant, false};
     if (!t.instr) return leaves.at(static_cast<size_t>(t.leaf));
     std::vector<Value> args;
     bool all_constant = true;
@@ -535,8 +554,10 @@ class NkiEmitter {
       if (value) fill[name] = std::to_string(*value);
     }
     fill["result"] = result;
-    count(t.instr->engine, blk.trips);
-    busy_ns_[t.instr->engine] += instruction_ns(t, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(t.instr->engine);
+    if (tally_) {
+      count(t.instr->engine, blk.trips);
+      busy_ns_[t.instr->engine] += instruction_ns(t, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(t.instr->engine);
+    }
     std::string text = isa::fill_emit(t.instr->emit, fill);
     bool column = t.instr->result.type.rank() == 2 && t.instr->result.type.shape[1] == ir::Size(1);
     return Value{text, std::nullopt, column};
@@ -568,8 +589,49 @@ class NkiEmitter {
     Value v = render(tree, leaves, blk);
     if (v.constant) return v;
     std::string name = fresh();
+    produced_[name] = Produced{tree, leaves, blk, body_.lines.size()};
     body_.line(name + " = " + v.text);
     return Value{name, std::nullopt, v.column};
+  }
+
+  // ---- instruction fusion ----
+
+  // `reduce` (one instruction over the tile `v`) fused into the instruction
+  // that made `v`, where the description has a fused instruction for the
+  // pair and the prover proves it: that statement becomes the fused one,
+  // which also writes the reduction into a new [P, 1] tile (an activation
+  // with its free-axis sum). Nullopt where none applies.
+  std::optional<Value> fuse_into_producer(const Value& v, const isa::InstrTree& reduce) {
+    if (!options_.fuse_rows || v.constant || !reduce.instr || reduce.args.size() != 1 || reduce.args[0].instr ||
+        reduce.args[0].leaf != 0)
+      return std::nullopt;
+    auto it = produced_.find(v.text);
+    if (it == produced_.end() || !it->second.tree.instr) return std::nullopt;
+    Produced& p = it->second;
+    // Only in the producer's own block, at its depth (once per its execution).
+    int depth = body_.lines.at(p.line).first;
+    if (body_.depth != depth) return std::nullopt;
+    for (size_t l = p.line; l < body_.lines.size(); ++l)
+      if (body_.lines[l].first < depth) return std::nullopt;
+    const hw::Instruction* fused = nullptr;
+    for (const hw::Instruction& ins : target_.instructions)
+      if (ins.fuses == std::vector<std::string>{p.tree.instr->name, reduce.instr->name}) fused = &ins;
+    if (!fused || !synth_.prove_fusion(*fused, *p.tree.instr, *reduce.instr)) return std::nullopt;
+    std::string sums = fresh();
+    isa::InstrTree tree = p.tree;
+    tree.instr = fused;
+    tally_ = false;
+    std::string text = render(tree, p.leaves, p.blk, sums).text;
+    tally_ = true;
+    body_.lines[p.line].second = v.text + " = " + text;
+    body_.lines.insert(body_.lines.begin() + static_cast<std::ptrdiff_t>(p.line),
+                       {depth, sums + " = nl.ndarray((" + std::to_string(p.blk.P) + ", 1), dtype=nl.float32, buffer=nl.sbuf)"});
+    for (auto& [name, q] : produced_)
+      if (q.line >= p.line && name != v.text) ++q.line;
+    produced_.erase(it);
+    // The fused call costs its engine about what the activation did; the
+    // reduction's own instruction is not emitted.
+    return Value{sums, std::nullopt, true};
   }
 
   Ranges tile_ranges() const {
@@ -583,9 +645,14 @@ class NkiEmitter {
     for (size_t i = 0; i < leaf_nodes.size(); ++i) done[leaf_nodes[i]->id()] = leaves[i];
     if (auto it = done.find(root->id()); it != done.end()) return it->second;
     if (std::optional<double> c = fold(root)) return Value{number(*c), c, false};
-    isa::Cover cover = options_.engines == NkiOptions::Engines::Spread
-                           ? isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges(), spread(blk))
-                           : isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges());
+    isa::Cover cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges());
+    if (options_.engines == NkiOptions::Engines::Spread) {
+      // The spread cover is greedy: it is kept where it leaves the busiest
+      // compute engine less to do than the cheapest cover does.
+      isa::Cover spread_cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges(), spread(blk));
+      if (busiest_compute(cover_load(spread_cover, root, done, blk)) < busiest_compute(cover_load(cover, root, done, blk)))
+        cover = std::move(spread_cover);
+    }
     std::function<Value(ir::NodeRef)> emit = [&](ir::NodeRef n) -> Value {
       if (auto it = done.find(n->id()); it != done.end()) return it->second;
       if (std::optional<double> c = fold(n)) return done[n->id()] = Value{number(*c), c, false};
@@ -597,12 +664,40 @@ class NkiEmitter {
     return emit(root);
   }
 
+  // The most time any compute engine (not DMA, which runs beside them) has.
+  static double busiest_compute(const std::map<std::string, double>& m) {
+    double most = 0;
+    for (const auto& [engine, ns] : m)
+      if (engine != "dma") most = std::max(most, ns);
+    return most;
+  }
+
+  // Each engine's time after the instructions of `cover` that compute `root`
+  // (the nodes in `done` are there already) are added to the kernel's so far.
+  std::map<std::string, double> cover_load(const isa::Cover& cover, ir::NodeRef root, const std::map<int, Value>& done,
+                                           const Block& blk) const {
+    std::map<std::string, double> load = busy_ns_;
+    std::set<int> seen;
+    std::function<void(const isa::InstrTree&)> tree = [&](const isa::InstrTree& t) {
+      if (!t.instr) return;
+      load[t.instr->engine] += instruction_ns(t, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(t.instr->engine);
+      for (const isa::InstrTree& a : t.args) tree(a);
+    };
+    std::function<void(ir::NodeRef)> walk = [&](ir::NodeRef n) {
+      if (done.count(n->id()) || fold(n) || !seen.insert(n->id()).second || !cover.choice.count(n->id())) return;
+      const isa::CoverChoice& c = cover.at(n);
+      tree(c.tree);
+      for (ir::NodeRef x : c.cut) walk(x);
+    };
+    walk(root);
+    return load;
+  }
+
   // Engine spreading: every engine may take a step's instructions, and a
   // filling weighs what it adds to the busiest engine's time so far (the
   // kernel's time if the engines overlap perfectly), its own time breaking
-  // ties. "So far" counts the expression's nodes already covered (a node that
-  // a larger region later takes in is counted too: a heuristic; the search
-  // times the result).
+  // ties. "So far" counts the expression's nodes already covered, less those
+  // a larger region takes in (a greedy order: the search times the result).
   isa::EngineChoice spread(const Block& blk) {
     auto busy = std::make_shared<std::map<std::string, double>>(busy_ns_);
     auto add = [this, blk](std::map<std::string, double>& into, const isa::InstrTree& t) {
@@ -617,17 +712,12 @@ class NkiEmitter {
       walk(t);
       return own;
     };
-    auto busiest = [](const std::map<std::string, double>& m) {
-      double most = 0;
-      for (const auto& [engine, ns] : m) most = std::max(most, ns);
-      return most;
-    };
     isa::EngineChoice c;
     for (const hw::Engine& e : target_.engines) c.engines.push_back(e.name);
-    c.weigh = [busy, add, busiest](const isa::InstrTree& t) {
+    c.weigh = [busy, add](const isa::InstrTree& t) {
       std::map<std::string, double> after = *busy;
       double own = add(after, t);
-      return (busiest(after) - busiest(*busy)) + 1e-3 * own;
+      return (busiest_compute(after) - busiest_compute(*busy)) + 1e-3 * own;
     };
     c.chosen = [busy, add](const isa::InstrTree& t) { add(*busy, t); };
     return c;
@@ -1224,7 +1314,9 @@ class NkiEmitter {
       isa::Spec spec = isa::spec_from_source("reduce along the free dimension",
                                              "def h(x: 'f32[P, F]'):\n    return np." + combine_fn + "(x, axis=1, keepdims=True)",
                                              {"sbuf"}, "sbuf", tile_ranges());
-      v = assign(require(spec).tree, {v}, blk);
+      isa::InstrTree reduce = require(spec).tree;
+      std::optional<Value> fused = fuse_into_producer(v, reduce);
+      v = fused ? *fused : assign(reduce, {v}, blk);
       v.column = column = true;
     } else if (scanned) {
       isa::Spec spec = isa::spec_from_source("scan along the free dimension",

@@ -43,6 +43,7 @@ struct NkiOptions {
 /// What the kernel executes at its sizes, counted from the emitted loops.
 struct NkiCounts {
   std::map<std::string, double> instructions;  // engine -> instructions issued
+  std::map<std::string, double> busy_ns;       // engine -> its time by the description's costs (no overlap)
   double hbm_read_bytes = 0, hbm_write_bytes = 0;
   /// The most instructions any one engine issues (DMA transfers excluded).
   double busiest() const;

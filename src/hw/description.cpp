@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -320,6 +321,12 @@ Instruction instruction(const Reader& r, const Json& j, const std::string& where
     if (name != "result" && !names.count(name) && !ins.limits.count(name))
       r.fail(where + ".emit", "names no operand or size '" + name + "'", near);
   }
+  if (j.contains("fuses")) {
+    const Json& f = j["fuses"];
+    if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string())
+      r.fail(where + ".fuses", "expected [first, then]: the names of the two instructions it fuses", near);
+    ins.fuses = {f[0].get<std::string>(), f[1].get<std::string>()};
+  }
   ins.semantics = compile_semantics(r, ins, where);
   return ins;
 }
@@ -426,6 +433,13 @@ Description parse_description(const std::string& text, const std::string& path) 
         r.fail("instructions[" + std::to_string(i) + "].name", "instruction '" + d.instructions.back().name + "' repeated",
                d.instructions.back().name);
   }
+  for (size_t i = 0; i < d.instructions.size(); ++i)
+    for (const std::string& part : d.instructions[i].fuses) {
+      auto named = [&](const Instruction& x) { return x.name == part && x.fuses.empty(); };
+      if (std::none_of(d.instructions.begin(), d.instructions.end(), named))
+        r.fail("instructions[" + std::to_string(i) + "].fuses",
+               "names no unfused instruction '" + part + "' of this description", d.instructions[i].name);
+    }
   if (root.contains("timing")) d.timing = timing_parameters(r, root["timing"]);
   return d;
 }

@@ -61,6 +61,12 @@ struct Instruction {
   std::string accuracy;  // "exact" unless stated
   Cost latency, throughput;  // cycles; results per cycle per unit
   std::string emit;          // {operand}, {result} and {SIZE} placeholders
+  /// A fused instruction: [first, then], two instructions of the description
+  /// that it runs as one. Its operands are first's, its result then's (of
+  /// first's result); its emitted call also returns first's result, and
+  /// {result} names the tile that then's result is written to. Proved
+  /// before use (isa::Synthesizer::prove_fusion); never a candidate of a hole.
+  std::vector<std::string> fuses;
 };
 
 /// One number of a timing model (the "timing" object of a description): its

@@ -163,6 +163,7 @@ double reciprocal_throughput(const hw::Instruction& instr, const Binding& bindin
 }
 
 ir::NodeRef build(const InstrTree& tree, const Spec& spec) {
+  if (!tree.instr && tree.constant) return spec.graph->constant(*tree.constant);
   if (!tree.instr) return spec.leaves.at(tree.leaf);
   std::vector<ir::NodeRef> args;
   for (const InstrTree& a : tree.args) args.push_back(build(a, spec));
@@ -329,6 +330,11 @@ ir::NodeRef instantiate(const hw::Instruction& instr, ir::Graph& into, const std
 }
 
 std::string InstrTree::str() const {
+  if (!instr && constant) {
+    std::ostringstream v;
+    v << *constant;
+    return v.str();
+  }
   if (!instr) return "l" + std::to_string(leaf);
   std::string text = instr->name + "(";
   for (size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + args[i].str();
@@ -356,9 +362,17 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
                        spec.leaf_spaces[i],
                        {static_cast<int>(i)}});
   size_t num_leaf_options = options.size();
+  // Neutral numbers an immediate or column operand may take (never a spec leaf).
+  std::vector<Option> immediates;
+  for (double c : {1.0, 0.0, -1.0}) {
+    InstrTree t;
+    t.constant = c;
+    t.cost = 1e-3;  // on a tie, the tree that needs no invented number
+    immediates.push_back({t, ir::TensorType{}, "", {}});
+  }
   auto allowed = [&](const hw::Instruction& instr) { return spec.engines.empty() || spec.engines.count(instr.engine); };
   for (const hw::Instruction& conv : target_.instructions) {
-    if (conv.operands.size() > 1 || !allowed(conv)) continue;
+    if (conv.operands.size() > 1 || !allowed(conv) || !conv.fuses.empty()) continue;
     bool own_only = attrs_name_sizes(conv);
     if (conv.operands.empty()) {
       Binding binding;
@@ -376,7 +390,12 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
       std::optional<ir::TensorType> type = bound_result(conv, binding);
       if (!type) continue;
       bool converts = !(*type == leaf.type && conv.result.space == leaf.space);
-      if (!converts && (instr_sig[&conv].empty() || !within(instr_sig[&conv], spec_sig))) continue;
+      // A unary instruction that keeps the leaf's type is an option when its
+      // primitive ops are the spec's (a reciprocal feeding a multiply), or
+      // when it has none and the leaf is narrower than the result (a column
+      // negated to become an activation's bias: cheap beside the tile).
+      bool narrow = leaf.type.rank() == spec.root->type().rank() && leaf.type != spec.root->type();
+      if (!converts && !(instr_sig[&conv].empty() ? narrow : within(instr_sig[&conv], spec_sig))) continue;
       options.push_back({InstrTree{&conv, -1, {leaf.tree}, binding, reciprocal_throughput(conv, binding, spec)}, *type,
                          conv.result.space, leaf.leaves});
     }
@@ -421,7 +440,7 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
   std::vector<Signature> option_sig;
   for (const Option& o : options) option_sig.push_back(tree_sig(o.tree));
   for (const hw::Instruction& instr : target_.instructions) {
-    if (instr.result.space != spec.result_space || !allowed(instr)) continue;
+    if (instr.result.space != spec.result_space || !allowed(instr) || !instr.fuses.empty()) continue;
     if (!within(instr_sig[&instr], spec_sig)) continue;
     bool own_only = attrs_name_sizes(instr);
     size_t k = instr.operands.size();
@@ -431,8 +450,12 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
     std::function<void(size_t, const Binding&)> fill = [&](size_t p, const Binding& binding) {
       if (p == k) {
         std::set<int> used;
-        for (const Option* o : chosen) used.insert(o->leaves.begin(), o->leaves.end());
-        if (used.size() != spec.leaves.size()) return;
+        bool any_leaf = false;
+        for (const Option* o : chosen) {
+          used.insert(o->leaves.begin(), o->leaves.end());
+          any_leaf |= !o->tree.constant;
+        }
+        if (used.size() != spec.leaves.size() || !any_leaf) return;
         if (own_only && !binding_is_own(binding)) return;
         std::optional<ir::TensorType> type = bound_result(instr, binding);
         if (!type || *type != spec.root->type()) return;
@@ -444,6 +467,17 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
         consider(std::move(tree));
         return;
       }
+      // An immediate, or a [P, 1] column (a per-partition operand the
+      // emitter makes once as a constant column), may be a neutral number.
+      const ir::TensorType& formal = instr.operands[p].type;
+      bool column = formal.rank() == 2 && formal.shape[1] == ir::Size(1) && instr.result.type.rank() == 2 &&
+                    instr.result.type.shape[1] != ir::Size(1);
+      if (instr.operands[p].immediate || column)
+        for (const Option& c : immediates) {
+          partial[p + 1] = partial[p];
+          chosen[p] = &c;
+          fill(p + 1, binding);
+        }
       for (size_t i = 0; i < options.size(); ++i) {
         const Option& o = options[i];
         if (o.space != instr.operands[p].space) continue;
@@ -474,8 +508,39 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
   return result;
 }
 
+std::optional<Lowering> Synthesizer::prove_fusion(const hw::Instruction& fused, const hw::Instruction& first,
+                                                  const hw::Instruction& then) {
+  std::string key = "fusion|" + fused.name + "|" + first.name + "|" + then.name;
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  Spec spec;
+  spec.what = fused.name + " for " + first.name + " then " + then.name;
+  spec.ranges = first.limits;
+  spec.result_space = then.result.space;
+  std::optional<Lowering> result;
+  try {
+    for (const hw::Operand& o : first.operands) spec.leaf(o.type, o.space);
+    spec.root = instantiate(then, *spec.graph, {instantiate(first, *spec.graph, spec.leaves)});
+    ir::NodeRef candidate = instantiate(fused, *spec.graph, spec.leaves);
+    if (candidate->type() == spec.root->type()) {
+      smt::ProofResult proof = prover_.prove_equal(spec.root, candidate);
+      if (proof.verdict == smt::Verdict::Proved) {
+        InstrTree tree{&fused, -1, {}, {}, 0};
+        for (size_t i = 0; i < spec.leaves.size(); ++i) tree.args.push_back(InstrTree{nullptr, static_cast<int>(i), {}, {}, 0});
+        result = Lowering{tree, spec_text(spec), proof};
+        ++proved_;
+        used_.push_back(*result);
+      }
+    }
+  } catch (const std::exception&) {
+    result.reset();  // operands that do not fit each other: no fusion
+  }
+  cache_[key] = result;
+  return result;
+}
+
 std::string emit_text(const InstrTree& tree, const std::vector<std::string>& leaf_text, const ir::Dims& dims,
                       const std::string& result) {
+  if (!tree.instr && tree.constant) return tree.str();
   if (!tree.instr) return leaf_text.at(static_cast<size_t>(tree.leaf));
   std::map<std::string, std::string> fill;
   for (size_t i = 0; i < tree.args.size(); ++i)

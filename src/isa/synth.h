@@ -40,13 +40,16 @@ struct Spec {
 };
 
 /// An instruction applied to operands: a node of a lowering. A leaf (instr ==
-/// nullptr) stands for spec leaf `leaf`.
+/// nullptr) stands for spec leaf `leaf`, or, with leaf < 0, for the number
+/// `constant`: a neutral value (1, 0 or -1) that the synthesizer may give an
+/// immediate operand that the spec leaves unused (an activation's scale of 1).
 struct InstrTree {
   const hw::Instruction* instr = nullptr;
   int leaf = -1;
   std::vector<InstrTree> args;            // one per operand
   std::map<std::string, ir::Size> sizes;  // the instruction's size names, in the spec's sizes
   double cost = 0;                        // reciprocal throughputs, summed over the tree
+  std::optional<double> constant = std::nullopt;  // a number leaf (leaf < 0)
 
   std::string str() const;  // "fmadd_ps(l0, set1_ps(l1), l2)"
 };
@@ -68,6 +71,13 @@ class Synthesizer {
 
   /// Every lowering used so far (for reports), in order of first use.
   const std::vector<Lowering>& used() const { return used_; }
+  /// The proof that `fused` (an instruction whose description says it fuses
+  /// `first` and then `then`) computes then(first(operands)) for all operands
+  /// within `first`'s limits; nullopt when it is not proved. Cached; a proved
+  /// fusion is listed in used() like a lowering.
+  std::optional<Lowering> prove_fusion(const hw::Instruction& fused, const hw::Instruction& first,
+                                       const hw::Instruction& then);
+
   int candidates_tried() const { return tried_; }
   int candidates_proved() const { return proved_; }
 

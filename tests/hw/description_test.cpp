@@ -131,6 +131,11 @@ TEST(HwDescription, MalformedDescriptionsNameTheField) {
        "instructions[0].emit: contains the control character U+000D"},
       {"tab in an engine name", replaced("\"name\": \"alu\"", "\"name\": \"a\\tlu\""),
        "engines[0].name: contains the control character U+0009"},
+      // A fused instruction names two unfused instructions of the description.
+      {"fuses not a pair", replaced("\"emit\": \"fma({a}, {b}, {c})\"", "\"emit\": \"fma({a}, {b}, {c})\", \"fuses\": [\"fma\"]"),
+       "instructions[0].fuses: expected [first, then]"},
+      {"fuses unknown", replaced("\"emit\": \"fma({a}, {b}, {c})\"", "\"emit\": \"fma({a}, {b}, {c})\", \"fuses\": [\"mul\", \"fma\"]"),
+       "instructions[0].fuses: names no unfused instruction 'mul'"},
       // Timing-model parameters: a value, a unit and a known source each.
       {"timing not an object", replaced("\"cores\": 2,", "\"cores\": 2, \"timing\": [],"),
        "timing: expected an object of parameters"},

@@ -69,5 +69,63 @@ TEST(Synthesis, EmitTextFillsOperandsAndSizes) {
   EXPECT_EQ(emit_text(l->tree, {"p"}, {{"R", 3}}), "_mm256_maskload_ps(p, axon_tail_mask8(3))");
 }
 
+// trn1: an activation's scale may be a neutral number the spec does not
+// have, and a column may be negated to become its bias: exp(x - m) is one
+// Scalar-engine instruction (with the negation on the column), proved.
+TEST(Synthesis, Trn1NeutralImmediatesAndNegatedColumns) {
+  hw::Description target = hw::load_description(kHw + "trn1.json");
+  smt::Prover prover;
+  Synthesizer synth(target, prover);
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges{{"P", {1, 128}}, {"F", {1, 512}}};
+  Spec spec = spec_from_source("exp of shifted", "def h(x: 'f32[P, F]', m: 'f32[P, 1]'):\n    return np.exp(x - m)",
+                               {"sbuf", "sbuf"}, "sbuf", ranges);
+  std::optional<Lowering> l = synth.lower(spec);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->proof.verdict, smt::Verdict::Proved);
+  EXPECT_EQ(l->tree.instr->name, "activation_exp_affine") << l->tree.str();
+  ASSERT_EQ(l->tree.args.size(), 3u);
+  ASSERT_TRUE(l->tree.args[1].constant.has_value());
+  EXPECT_EQ(*l->tree.args[1].constant, 1.0);
+  ASSERT_TRUE(l->tree.args[2].instr);
+  EXPECT_EQ(l->tree.args[2].args.at(0).leaf, 1);
+  EXPECT_EQ(emit_text(l->tree, {"x", "m"}, {{"P", 128}, {"F", 512}}).substr(0, 49),
+            "nisa.activation(op=nl.exp, data=x, scale=1, bias=");
+
+  // A plain product needs no invented number: the tie goes to the tree without one.
+  Spec mul = spec_from_source("scale", "def h(x: 'f32[P, F]', s: 'f32[P, 1]'):\n    return x * s", {"sbuf", "sbuf"},
+                              "sbuf", ranges);
+  std::optional<Lowering> m = synth.lower(mul);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->tree.str(), "tensor_scalar_mul(l0, l1, F=F, P=P)");
+}
+
+// A fused instruction is used only once the prover shows it computes its
+// second instruction over its first; one whose semantics disagree is refused.
+TEST(Synthesis, FusionsAreProvedBeforeUse) {
+  hw::Description target = hw::load_description(kHw + "trn1.json");
+  auto named = [&](const std::string& name) -> const hw::Instruction& {
+    for (const hw::Instruction& i : target.instructions)
+      if (i.name == name) return i;
+    throw std::runtime_error("no instruction " + name);
+  };
+  smt::Prover prover;
+  Synthesizer synth(target, prover);
+  const hw::Instruction& fused = named("activation_exp_affine_reduce_add");
+  ASSERT_EQ(fused.fuses, (std::vector<std::string>{"activation_exp_affine", "tensor_reduce_add"}));
+  std::optional<Lowering> proved = synth.prove_fusion(fused, named("activation_exp_affine"), named("tensor_reduce_add"));
+  ASSERT_TRUE(proved);
+  EXPECT_EQ(proved->proof.verdict, smt::Verdict::Proved);
+  // The same fused instruction does not compute a max over the exponentials.
+  EXPECT_FALSE(synth.prove_fusion(fused, named("activation_exp_affine"), named("tensor_reduce_max")));
+  // Nor the sum of another activation.
+  EXPECT_FALSE(synth.prove_fusion(fused, named("activation_tanh_affine"), named("tensor_reduce_add")));
+  // A fused instruction is never a candidate of a hole: a row sum is tensor_reduce_add.
+  Spec sum = spec_from_source("sum", "def h(x: 'f32[P, F]'):\n    return np.sum(x, axis=1, keepdims=True)", {"sbuf"},
+                              "sbuf", {{"P", {1, 128}}, {"F", {1, 512}}});
+  std::optional<Lowering> l = synth.lower(sum);
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->tree.str(), "tensor_reduce_add(l0, F=F, P=P)");
+}
+
 }  // namespace
 }  // namespace axon::isa

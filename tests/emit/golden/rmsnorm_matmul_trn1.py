@@ -17,8 +17,8 @@ def rmsnorm_matmul(x, w, g):
     zf = nl.arange(1)[None, :]
     jf = nl.arange(130)[None, :]
     t0 = nl.load(x[ip, jf])
-    t1 = nisa.activation(op=nl.square, data=t0)
-    t2 = nisa.tensor_reduce(op=nl.add, data=t1, axis=(1,), keepdims=True)
+    t2 = nl.ndarray((5, 1), dtype=nl.float32, buffer=nl.sbuf)
+    t1 = nisa.activation_reduce(op=nl.square, data=t0, reduce_op=nl.add, reduce_res=t2)
     jf = nl.arange(130)[None, :]
     t3 = nl.load(g_v0[zp, jf])
     t4 = nl.broadcast_to(t3, shape=(5, 130))

@@ -23,7 +23,11 @@ def _erf(x):
 
 
 def _sigmoid(x):
-    return (0.5 * (1.0 + np.tanh(0.5 * x))).astype(np.float32)
+    # 1 / (1 + exp(-x)) in float64, written so that neither tail cancels (the tanh form
+    # 0.5 * (1 + tanh(x / 2)) loses all relative precision for x below about -8); the
+    # hardware's approximation error is not documented, so the simulator is exact here.
+    z = np.exp(-np.abs(np.asarray(x, dtype=np.float64)))
+    return np.where(np.asarray(x) >= 0, 1.0 / (1.0 + z), z / (1.0 + z)).astype(np.float32)
 
 
 def _softplus(x):
