@@ -1,6 +1,7 @@
 #include "emit/nki.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <iomanip>
@@ -353,6 +354,16 @@ class NkiEmitter {
   std::map<std::pair<Access, std::string>, std::string> loaded_;  // loads of the current block, reused
   std::string tilings_;
   int next_ = 0, next_loop_ = 0;
+  // The nest loops open around the current block, outermost first: where
+  // each one's `for` line is, and the tiles hoisted above it (deleted after it).
+  struct OpenLoop {
+    size_t line = 0;
+    int depth = 0;
+    std::string var;
+    int64_t extent = 1;
+    std::vector<std::string> hoisted;
+  };
+  std::vector<OpenLoop> open_loops_;
 
   std::string fresh(const std::string& prefix = "t") {
     std::string name = prefix + std::to_string(next_++);
@@ -758,14 +769,26 @@ class NkiEmitter {
     std::string index = hbm_index(a, blk);
     auto key = std::make_pair(a, index + "/" + std::to_string(blk.P) + "x" + std::to_string(blk.F) + (broadcast_free ? "/F" : ""));
     if (auto it = loaded_.find(key); it != loaded_.end()) return Value{it->second, std::nullopt, !moves_f && !broadcast_free};
-    std::string name = dma_load(a, blk, p, f).text;
+    // A kernel input that is the same in every iteration of the innermost
+    // loops is loaded (and broadcast) once, above them.
+    size_t hoist = plan_.buffers.at(static_cast<size_t>(a.buffer)).kind == tile::Buffer::Kind::Input && options_.fuse_rows
+                       ? invariant_loops(index)
+                       : 0;
+    Block once = blk;
+    for (size_t k = 0; k < hoist; ++k) once.trips /= static_cast<double>(open_loops_[open_loops_.size() - 1 - k].extent);
+    size_t from = body_.lines.size();
+    std::vector<std::string> tiles;
+    std::string name = dma_load(a, once, p, f).text;
+    tiles.push_back(name);
     bool column = !moves_f && !broadcast_free;
     if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1)) {
       std::string b = fresh();
       body_.line(b + " = nl.broadcast_to(" + name + ", shape=(" + std::to_string(blk.P) + ", " +
                  std::to_string(column ? 1 : blk.F) + "))");
       name = b;
+      tiles.push_back(b);
     }
+    if (hoist > 0) hoist_lines(from, open_loops_.size() - hoist, blk, tiles);
     loaded_[key] = name;
     return Value{name, std::nullopt, column};
   }
@@ -820,6 +843,81 @@ class NkiEmitter {
     Axis::Role role = Axis::Scalar;
   };
 
+  void open_loop(const std::string& var, int64_t extent) {
+    open_loops_.push_back(OpenLoop{body_.lines.size(), body_.depth, var, extent, {}});
+    body_.line("for " + var + " in nl.affine_range(" + std::to_string(extent) + "):");
+    ++body_.depth;
+  }
+
+  void close_loop() {
+    --body_.depth;
+    OpenLoop l = std::move(open_loops_.back());
+    open_loops_.pop_back();
+    if (l.hoisted.empty()) return;
+    std::string names;
+    for (const std::string& n : l.hoisted) names += (names.empty() ? "" : ", ") + n;
+    body_.line("del " + names + "  # loaded once for the loop");
+  }
+
+  // Whether `text` names the variable `var` (a whole word).
+  static bool names_var(const std::string& text, const std::string& var) {
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t at = text.find(var); at != std::string::npos; at = text.find(var, at + 1))
+      if ((at == 0 || !word(text[at - 1])) && (at + var.size() == text.size() || !word(text[at + var.size()])))
+        return true;
+    return false;
+  }
+
+  // How many of the innermost open loops a load at `index` does not depend
+  // on (its tile is the same in each of their iterations).
+  // None where the index names anything but the tensor, the block's tile
+  // ranges (ip, jf, zp, zf) and the open loops' variables (a loop of the
+  // block's own, a contraction's ranges: it stays where it is).
+  size_t invariant_loops(const std::string& index) const {
+    std::set<std::string> known{"ip", "jf", "zp", "zf"};
+    for (const OpenLoop& l : open_loops_) known.insert(l.var);
+    size_t open = index.find('[');
+    if (open == std::string::npos) return 0;
+    for (size_t i = open; i < index.size();) {
+      if (std::isalpha(static_cast<unsigned char>(index[i])) || index[i] == '_') {
+        size_t j = i;
+        while (j < index.size() && (std::isalnum(static_cast<unsigned char>(index[j])) || index[j] == '_')) ++j;
+        if (!known.count(index.substr(i, j - i))) return 0;
+        i = j;
+      } else {
+        ++i;
+      }
+    }
+    size_t k = 0;
+    while (k < open_loops_.size() && !names_var(index, open_loops_[open_loops_.size() - 1 - k].var)) ++k;
+    return k;
+  }
+
+  // Moves the lines from `from` to the end (a load and its broadcast, just
+  // emitted) to above the open loop `loop`, defining the block's index
+  // ranges there first; the tiles they make live until that loop ends.
+  void hoist_lines(size_t from, size_t loop, const Block& blk, const std::vector<std::string>& tiles) {
+    OpenLoop& l = open_loops_[loop];
+    std::vector<std::pair<int, std::string>> moved;
+    for (const std::string& r : {"ip = nl.arange(" + std::to_string(blk.P) + ")[:, None]",
+                                 "jf = nl.arange(" + std::to_string(blk.F) + ")[None, :]",
+                                 std::string("zp = nl.arange(1)[:, None]"), std::string("zf = nl.arange(1)[None, :]")})
+      moved.emplace_back(l.depth, r);
+    for (size_t i = from; i < body_.lines.size(); ++i) moved.emplace_back(l.depth, body_.lines[i].second);
+    body_.lines.resize(from);
+    size_t at = l.line;
+    body_.lines.insert(body_.lines.begin() + static_cast<std::ptrdiff_t>(at), moved.begin(), moved.end());
+    for (OpenLoop& o : open_loops_)
+      if (o.line >= at) o.line += moved.size();
+    for (auto& [name, q] : produced_)
+      if (q.line >= at) q.line += moved.size();
+    for (const std::string& t : tiles) {
+      std::vector<std::string>& made = block_tiles_.back();
+      made.erase(std::remove(made.begin(), made.end(), t), made.end());
+      l.hoisted.push_back(t);
+    }
+  }
+
   // Emits the nest over `levels` (outermost first), the tiled ones peeled
   // into full tiles and a remainder, and calls `body` in each innermost block.
   void nest(const std::vector<Level>& levels, size_t at, Block blk, const std::function<void(const Block&)>& body) {
@@ -851,12 +949,11 @@ class NkiEmitter {
         return;
       }
       std::string v = "i" + std::to_string(next_loop_++);
-      body_.line("for " + v + " in nl.affine_range(" + std::to_string(l.extent) + "):");
-      ++body_.depth;
+      open_loop(v, l.extent);
       ax.start = v;
       blk.trips *= static_cast<double>(l.extent);
       nest(levels, at + 1, blk, body);
-      --body_.depth;
+      close_loop();
       return;
     }
     int64_t full = l.extent / l.tile, rem = l.extent % l.tile;
@@ -869,13 +966,12 @@ class NkiEmitter {
         nest(levels, at + 1, b, body);
       } else {
         std::string v = (l.role == Axis::Partition ? "p" : "f") + std::to_string(next_loop_++);
-        body_.line("for " + v + " in nl.affine_range(" + std::to_string(full) + "):");
-        ++body_.depth;
+        open_loop(v, full);
         b.axes[static_cast<size_t>(l.loop)].start = v + " * " + std::to_string(l.tile);
         b.axes[static_cast<size_t>(l.loop)].tile = v;
         b.trips *= static_cast<double>(full);
         nest(levels, at + 1, b, body);
-        --body_.depth;
+        close_loop();
       }
     }
     if (rem > 0) {
@@ -983,18 +1079,33 @@ class NkiEmitter {
     bool group = false;
   };
 
-  RowsPlan rows_plan(size_t first, size_t last) {
+  // `interchange`: an outer loop along which some kernel input's row tiles
+  // do not move runs inside the partition loop, so that those tiles are
+  // loaded once per row tile, above it (rope's cos and sin, the same for
+  // every head).
+  RowsPlan rows_plan(size_t first, size_t last, bool interchange = false) {
     const Stage& lead = plan_.stages[first];
     RowsPlan r;
     r.D = static_cast<int>(lead.extents.size());
     r.f = free_loop(lead);
     r.p = partition_loop(lead, r.f);
+    auto reloaded_along = [&](int d) {
+      if (!interchange || !options_.fuse_rows || r.p < 0) return false;
+      for (size_t i = first; i <= last; ++i)
+        for (const Access& a : plan_.stages[i].leaves)
+          if (plan_.buffers.at(static_cast<size_t>(a.buffer)).kind == tile::Buffer::Kind::Input &&
+              a.strides[static_cast<size_t>(d)] == 0 && a.strides[static_cast<size_t>(r.p)] != 0)
+            return true;
+      return false;
+    };
+    std::vector<Level> inner;
     for (int d = 0; d < r.D; ++d)
       if (d != r.f && d != r.p && !lead.reduced[static_cast<size_t>(d)])
-        r.levels.push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
+        (reloaded_along(d) ? inner : r.levels).push_back({d, lead.extents[static_cast<size_t>(d)], 1, Axis::Scalar});
     if (r.p >= 0)
       r.levels.push_back({r.p, lead.extents[static_cast<size_t>(r.p)],
                           std::min(limits_.partitions, lead.extents[static_cast<size_t>(r.p)]), Axis::Partition});
+    r.levels.insert(r.levels.end(), inner.begin(), inner.end());
     r.F = r.f >= 0 ? free_tile(lead, r.f) : 1;
     // A resident buffer read transposed goes through the Tensor engine, a
     // partition tile of its rows at a time.
@@ -1012,7 +1123,7 @@ class NkiEmitter {
 
   // Stages first..last (a row group, or one stage) over their shared row tiles.
   void rows(size_t first, size_t last) {
-    RowsPlan r = rows_plan(first, last);
+    RowsPlan r = rows_plan(first, last, true);
     body_.line("# " + std::string(first == last ? "stage " + std::to_string(first) + ": " + plan_.stages[first].what
                                                  : "stages " + std::to_string(first) + "-" + std::to_string(last) +
                                                        " as one row group, intermediates in SBUF"));

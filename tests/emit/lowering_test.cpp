@@ -140,6 +140,21 @@ std::string nki_of(const std::string& name, const ir::Dims& dims) {
 TEST(Golden, RmsnormMatmulTrn1) {
   expect_golden("rmsnorm_matmul_trn1.py", nki_of("rmsnorm_matmul", {{"M", 5}, {"K", 130}, {"N", 65}}));
 }
+// An input that is the same for every head (rope's cos and sin) is loaded
+// once per row tile: the head loop runs inside the row-tile loop, below the loads.
+TEST(Trn1, LoopInvariantInputsAreLoadedAboveTheLoop) {
+  std::string source = nki_of("rope", {{"H", 3}, {"S", 300}, {"D", 18}});
+  size_t stage = source.find("# stage 2");
+  ASSERT_NE(stage, std::string::npos) << source;
+  size_t cos = source.find("nl.load(cos[", stage), head = source.find("for i", stage);
+  ASSERT_NE(cos, std::string::npos) << source;
+  ASSERT_NE(head, std::string::npos) << source;
+  EXPECT_LT(cos, head) << source;
+  EXPECT_NE(source.find("# loaded once for the loop", stage), std::string::npos) << source;
+  // x, which each head reads at its own place, is loaded inside the head loop.
+  EXPECT_GT(source.find("nl.load(x[", head), head) << source;
+}
+
 TEST(Golden, SoftmaxTrn1) { expect_golden("softmax_trn1.py", nki_of("softmax", {{"M", 130}, {"N", 65}})); }
 TEST(Golden, CumsumTrn1) { expect_golden("cumsum_trn1.py", nki_of("cumsum", {{"M", 33}, {"N", 65}})); }
 
