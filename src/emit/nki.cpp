@@ -271,15 +271,16 @@ class NkiEmitter {
         }
         // In SBUF for the whole kernel: its next-to-last dimension on the
         // partitions, in blocks of a partition tile when it is longer.
+        const std::vector<int64_t>& shape_in_sbuf = resident_shape(static_cast<int>(b));
         std::string dims;
-        for (size_t d = 0; d + 2 < shape.size(); ++d) dims += std::to_string(shape[d]) + ", ";
-        int64_t rows = shape[shape.size() - 2];
+        for (size_t d = 0; d + 2 < shape_in_sbuf.size(); ++d) dims += std::to_string(shape_in_sbuf[d]) + ", ";
+        int64_t rows = shape_in_sbuf[shape_in_sbuf.size() - 2];
         if (rows > limits_.partitions)
           dims += std::to_string((rows + limits_.partitions - 1) / limits_.partitions) + ", nl.par_dim(" +
                   std::to_string(limits_.partitions) + ")";
         else
-          dims += shape.size() > 2 ? "nl.par_dim(" + std::to_string(rows) + ")" : std::to_string(rows);
-        dims += ", " + std::to_string(shape.back());
+          dims += shape_in_sbuf.size() > 2 ? "nl.par_dim(" + std::to_string(rows) + ")" : std::to_string(rows);
+        dims += ", " + std::to_string(shape_in_sbuf.back());
         src << "    " << buffer_name(static_cast<int>(b)) << " = nl.ndarray((" << dims
             << "), dtype=nl.float32, buffer=nl.sbuf)  # an intermediate kept in SBUF\n";
       }
@@ -350,6 +351,7 @@ class NkiEmitter {
   std::set<int> sliced_;                  // on-chip buffers held as whole rows [P, N], read a block's columns at a time
   std::set<int> not_resident_;            // scratch buffers that an access showed cannot live in SBUF
   std::set<int> resident_;                // scratch buffers in SBUF for the whole kernel
+  std::map<int, std::vector<int64_t>> resident_shape_;  // a one-dimensional one's layout: [1, N] or [N, 1]
   std::map<const Stage*, std::string> hoisted_;  // contraction -> its stationary K tiles of the current m block
   std::map<std::pair<Access, std::string>, std::string> loaded_;  // loads of the current block, reused
   std::string tilings_;
@@ -751,7 +753,40 @@ class NkiEmitter {
       return Value{it->second, std::nullopt, !moves_f};
     }
     if (resident_.count(a.buffer)) {
-      if (!reads_transposed(a, free_loop, part_loop)) return Value{resident_index(a, blk), std::nullopt, false};
+      const std::vector<int64_t>& rshape = resident_shape(a.buffer);
+      if (moves_p && !moves_f && rshape.size() == 2 && rshape[0] == 1 && rshape[1] > 1 && blk.P <= limits_.partitions) {
+        // A column of a one-partition row: its [1, P] slice, transposed on
+        // the Tensor engine into a [P, 1] column.
+        Block rb = blk;
+        rb.axes[static_cast<size_t>(part_loop)].role = Axis::Free;
+        rb.fvar = "jk";
+        rb.F = blk.P, rb.P = 1;
+        body_.line("jk = nl.arange(" + std::to_string(blk.P) + ")[None, :]");
+        std::string slice = resident_index(a, rb);
+        Block cb = blk;
+        cb.F = 1;
+        Value column = transposed_slice(slice, cb);
+        if (broadcast_free && blk.F > 1) {
+          std::string b = fresh();
+          body_.line(b + " = nl.broadcast_to(" + column.text + ", shape=(" + std::to_string(blk.P) + ", " +
+                     std::to_string(blk.F) + "))");
+          return Value{b, std::nullopt, false};
+        }
+        return Value{column.text, std::nullopt, true};
+      }
+      if (!reads_transposed(a, free_loop, part_loop)) {
+        // A row (one partition) read by every partition of the block, or a
+        // column read along the free axis where a whole tile is wanted: broadcast.
+        std::string ix = resident_index(a, blk);
+        bool column = !moves_f && !broadcast_free;
+        if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1)) {
+          std::string b = fresh();
+          body_.line(b + " = nl.broadcast_to(" + ix + ", shape=(" + std::to_string(blk.P) + ", " +
+                     std::to_string(column ? 1 : blk.F) + "))");
+          return Value{b, std::nullopt, column};
+        }
+        return Value{ix, std::nullopt, column};
+      }
       // Its rows along the tile's free axis, its columns on the partitions:
       // the [F, P] slice as SBUF holds it, transposed on the Tensor engine.
       if (blk.F > limits_.partitions || blk.P > limits_.partitions) throw NotResident{a.buffer};
@@ -2016,7 +2051,29 @@ class NkiEmitter {
       const tile::Buffer& buf = plan_.buffers[b];
       int id = static_cast<int>(b);
       if (buf.kind != tile::Buffer::Kind::Scratch || on_chip_.count(id) || not_resident_.count(id)) continue;
-      if (!options_.resident || buf.shape.size() < 2 || buf.elements() <= 0) continue;
+      if (!options_.resident || buf.shape.empty() || buf.elements() <= 0) continue;
+      if (buf.shape.size() == 1) {
+        // One dimension: a row on one partition where an access walks it
+        // along a tile's free axis, else a column (every access walks it on
+        // the partitions).
+        bool along_free = false, along_partitions = false;
+        for (const Stage& st : plan_.stages) {
+          int f = free_loop(st), p = partition_loop(st, f);
+          auto note = [&](const Access& a) {
+            if (a.buffer != id) return;
+            if (f >= 0 && a.strides[static_cast<size_t>(f)] != 0) along_free = true;
+            if (p >= 0 && a.strides[static_cast<size_t>(p)] != 0) along_partitions = true;
+          };
+          note(st.out);
+          for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
+            for (const Access& a : *leaves) note(a);
+        }
+        // Read both ways, it is a row, and a read down the partitions
+        // transposes its slice on the Tensor engine (load()).
+        if (!along_free && !along_partitions) continue;
+        resident_shape_[id] = along_free ? std::vector<int64_t>{1, buf.shape[0]} : std::vector<int64_t>{buf.shape[0], 1};
+      }
+      const std::vector<int64_t>& shape = resident_shape(id);
       bool in_place = true;
       for (const Stage& st : plan_.stages) {
         if (st.out.buffer == id) in_place &= walks_dims(st.out, st);
@@ -2024,19 +2081,32 @@ class NkiEmitter {
           for (const Access& a : *leaves)
             if (a.buffer == id) in_place &= walks_dims(a, st);
       }
-      if (!in_place) continue;
-      int64_t rows = buf.shape[buf.shape.size() - 2];
+      if (!in_place) {
+        resident_shape_.erase(id);
+        continue;
+      }
+      int64_t rows = shape[shape.size() - 2];
       int64_t blocks = (rows + limits_.partitions - 1) / limits_.partitions;
       int64_t per_partition = buf.elements() / rows * blocks * 4;
-      if (bytes + per_partition > kResidentBytes) continue;
+      if (bytes + per_partition > kResidentBytes) {
+        resident_shape_.erase(id);
+        continue;
+      }
       bytes += per_partition;
       resident_.insert(id);
     }
   }
 
+  // A scratch buffer's shape as SBUF holds it: a one-dimensional one as one
+  // partition's row [1, N] or as a column [N, 1], as its accesses read it.
+  const std::vector<int64_t>& resident_shape(int b) const {
+    auto it = resident_shape_.find(b);
+    return it != resident_shape_.end() ? it->second : plan_.buffers.at(static_cast<size_t>(b)).shape;
+  }
+
   // The row-major strides of `a`'s buffer, and its offset as one index per dimension.
   std::pair<std::vector<int64_t>, std::vector<int64_t>> row_major(const Access& a) const {
-    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
+    const std::vector<int64_t>& shape = resident_shape(a.buffer);
     size_t r = shape.size();
     std::vector<int64_t> stride(r, 1);
     for (size_t d = r - 1; d > 0; --d) stride[d - 1] = stride[d] * shape[d];
@@ -2049,7 +2119,7 @@ class NkiEmitter {
   // Whether every loop of `s` that moves `a` walks one dimension of its
   // buffer, a dimension of its own, within it (not several merged ones).
   bool walks_dims(const Access& a, const Stage& s) const {
-    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
+    const std::vector<int64_t>& shape = resident_shape(a.buffer);
     size_t r = shape.size();
     auto [stride, digit] = row_major(a);
     std::set<size_t> taken;
@@ -2068,7 +2138,7 @@ class NkiEmitter {
   // the rows (the next-to-last).
   bool reads_transposed(const Access& a, int free_loop, int part_loop) const {
     if (free_loop < 0 || part_loop < 0) return false;
-    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
+    const std::vector<int64_t>& shape = resident_shape(a.buffer);
     if (shape.size() < 2) return false;
     return a.strides[static_cast<size_t>(part_loop)] == 1 && shape.back() > 1 &&
            a.strides[static_cast<size_t>(free_loop)] == shape.back() && shape[shape.size() - 2] > 1;
@@ -2079,7 +2149,7 @@ class NkiEmitter {
   // the last, every other loop on one outer dimension. Otherwise the buffer
   // cannot stay in SBUF: NotResident.
   std::string resident_index(const Access& a, const Block& blk) const {
-    const std::vector<int64_t>& shape = plan_.buffers.at(static_cast<size_t>(a.buffer)).shape;
+    const std::vector<int64_t>& shape = resident_shape(a.buffer);
     size_t r = shape.size();
     auto [stride, digit] = row_major(a);
     std::vector<std::string> along(r);
@@ -2109,6 +2179,10 @@ class NkiEmitter {
       if (dim == r || !along[dim].empty()) throw NotResident{a.buffer};
       along[dim] = ax.role == Axis::Partition ? blk.pvar : ax.role == Axis::Free ? plus(ax.start, blk.fvar) : ax.start;
     }
+    // A buffer one partition high (a row) is read on partition 0, one
+    // element wide (a column) at column 0: zp and zf, the block's [1] ranges.
+    if (!has_p && shape[r - 2] == 1 && along[r - 2].empty()) along[r - 2] = "zp", has_p = true;
+    if (!has_f && shape[r - 1] == 1 && along[r - 1].empty()) along[r - 1] = "zf", has_f = true;
     if (!has_p || !has_f) throw NotResident{a.buffer};
     std::string index;
     for (size_t d = 0; d < r; ++d) {
