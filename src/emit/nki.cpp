@@ -569,7 +569,7 @@ class NkiEmitter {
     fill["result"] = result;
     if (tally_) {
       count(t.instr->engine, blk.trips);
-      busy_ns_[t.instr->engine] += instruction_ns(t, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(t.instr->engine);
+      busy_ns_[t.instr->engine] += step_ns(t, blk);
     }
     std::string text = isa::fill_emit(t.instr->emit, fill);
     bool column = t.instr->result.type.rank() == 2 && t.instr->result.type.shape[1] == ir::Size(1);
@@ -607,6 +607,16 @@ class NkiEmitter {
     return Value{name, std::nullopt, v.column};
   }
 
+  // Inserts `lines` before line `at` of the body, keeping the places the
+  // emitter remembers (open loops, producing statements) on their lines.
+  void insert_lines(size_t at, const std::vector<std::pair<int, std::string>>& lines) {
+    body_.lines.insert(body_.lines.begin() + static_cast<std::ptrdiff_t>(at), lines.begin(), lines.end());
+    for (OpenLoop& o : open_loops_)
+      if (o.line >= at) o.line += lines.size();
+    for (auto& [name, q] : produced_)
+      if (q.line >= at) q.line += lines.size();
+  }
+
   // ---- instruction fusion ----
 
   // `reduce` (one instruction over the tile `v`) fused into the instruction
@@ -637,11 +647,9 @@ class NkiEmitter {
     std::string text = render(tree, p.leaves, p.blk, sums).text;
     tally_ = true;
     body_.lines[p.line].second = v.text + " = " + text;
-    body_.lines.insert(body_.lines.begin() + static_cast<std::ptrdiff_t>(p.line),
-                       {depth, sums + " = nl.ndarray((" + std::to_string(p.blk.P) + ", 1), dtype=nl.float32, buffer=nl.sbuf)"});
-    for (auto& [name, q] : produced_)
-      if (q.line >= p.line && name != v.text) ++q.line;
+    size_t line = p.line;
     produced_.erase(it);
+    insert_lines(line, {{depth, sums + " = nl.ndarray((" + std::to_string(p.blk.P) + ", 1), dtype=nl.float32, buffer=nl.sbuf)"}});
     // The fused call costs its engine about what the activation did; the
     // reduction's own instruction is not emitted.
     return Value{sums, std::nullopt, true};
@@ -693,7 +701,7 @@ class NkiEmitter {
     std::set<int> seen;
     std::function<void(const isa::InstrTree&)> tree = [&](const isa::InstrTree& t) {
       if (!t.instr) return;
-      load[t.instr->engine] += instruction_ns(t, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(t.instr->engine);
+      load[t.instr->engine] += step_ns(t, blk);
       for (const isa::InstrTree& a : t.args) tree(a);
     };
     std::function<void(ir::NodeRef)> walk = [&](ir::NodeRef n) {
@@ -709,15 +717,16 @@ class NkiEmitter {
   // Engine spreading: every engine may take a step's instructions, and a
   // filling weighs what it adds to the busiest engine's time so far (the
   // kernel's time if the engines overlap perfectly), its own time breaking
-  // ties. "So far" counts the expression's nodes already covered, less those
-  // a larger region takes in (a greedy order: the search times the result).
+  // ties. "So far" counts the expression's nodes already covered (a node that
+  // a larger region later takes in is counted too: a heuristic, which is why
+  // compute() keeps the result only where it beats the cheapest cover).
   isa::EngineChoice spread(const Block& blk) {
     auto busy = std::make_shared<std::map<std::string, double>>(busy_ns_);
     auto add = [this, blk](std::map<std::string, double>& into, const isa::InstrTree& t) {
       double own = 0;
       std::function<void(const isa::InstrTree&)> walk = [&](const isa::InstrTree& x) {
         if (!x.instr) return;
-        double ns = instruction_ns(x, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(x.instr->engine);
+        double ns = step_ns(x, blk);
         into[x.instr->engine] += ns;
         own += ns;
         for (const isa::InstrTree& a : x.args) walk(a);
@@ -766,12 +775,7 @@ class NkiEmitter {
         Block cb = blk;
         cb.F = 1;
         Value column = transposed_slice(slice, cb);
-        if (broadcast_free && blk.F > 1) {
-          std::string b = fresh();
-          body_.line(b + " = nl.broadcast_to(" + column.text + ", shape=(" + std::to_string(blk.P) + ", " +
-                     std::to_string(blk.F) + "))");
-          return Value{b, std::nullopt, false};
-        }
+        if (broadcast_free && blk.F > 1) return Value{broadcast(column.text, blk.P, blk.F), std::nullopt, false};
         return Value{column.text, std::nullopt, true};
       }
       if (!reads_transposed(a, free_loop, part_loop)) {
@@ -779,12 +783,8 @@ class NkiEmitter {
         // column read along the free axis where a whole tile is wanted: broadcast.
         std::string ix = resident_index(a, blk);
         bool column = !moves_f && !broadcast_free;
-        if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1)) {
-          std::string b = fresh();
-          body_.line(b + " = nl.broadcast_to(" + ix + ", shape=(" + std::to_string(blk.P) + ", " +
-                     std::to_string(column ? 1 : blk.F) + "))");
-          return Value{b, std::nullopt, column};
-        }
+        if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1))
+          return Value{broadcast(ix, blk.P, column ? 1 : blk.F), std::nullopt, column};
         return Value{ix, std::nullopt, column};
       }
       // Its rows along the tile's free axis, its columns on the partitions:
@@ -817,15 +817,19 @@ class NkiEmitter {
     tiles.push_back(name);
     bool column = !moves_f && !broadcast_free;
     if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1)) {
-      std::string b = fresh();
-      body_.line(b + " = nl.broadcast_to(" + name + ", shape=(" + std::to_string(blk.P) + ", " +
-                 std::to_string(column ? 1 : blk.F) + "))");
-      name = b;
-      tiles.push_back(b);
+      name = broadcast(name, blk.P, column ? 1 : blk.F);
+      tiles.push_back(name);
     }
     if (hoist > 0) hoist_lines(from, open_loops_.size() - hoist, blk, tiles);
     loaded_[key] = name;
     return Value{name, std::nullopt, column};
+  }
+
+  // `src` broadcast to a new [P, W] tile.
+  std::string broadcast(const std::string& src, int64_t P, int64_t W) {
+    std::string b = fresh();
+    body_.line(b + " = nl.broadcast_to(" + src + ", shape=(" + std::to_string(P) + ", " + std::to_string(W) + "))");
+    return b;
   }
 
   // The description's proved HBM -> SBUF copy of a [p, f] tile of `a`.
@@ -878,6 +882,13 @@ class NkiEmitter {
     Axis::Role role = Axis::Scalar;
   };
 
+  // The index ranges of a [P, F] block: ip and jf along its partition and
+  // free axes, zp and zf of length 1.
+  static std::vector<std::string> tile_range_lines(int64_t P, int64_t F) {
+    return {"ip = nl.arange(" + std::to_string(P) + ")[:, None]", "jf = nl.arange(" + std::to_string(F) + ")[None, :]",
+            "zp = nl.arange(1)[:, None]", "zf = nl.arange(1)[None, :]"};
+  }
+
   void open_loop(const std::string& var, int64_t extent) {
     open_loops_.push_back(OpenLoop{body_.lines.size(), body_.depth, var, extent, {}});
     body_.line("for " + var + " in nl.affine_range(" + std::to_string(extent) + "):");
@@ -894,37 +905,29 @@ class NkiEmitter {
     body_.line("del " + names + "  # loaded once for the loop");
   }
 
-  // Whether `text` names the variable `var` (a whole word).
-  static bool names_var(const std::string& text, const std::string& var) {
-    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    for (size_t at = text.find(var); at != std::string::npos; at = text.find(var, at + 1))
-      if ((at == 0 || !word(text[at - 1])) && (at + var.size() == text.size() || !word(text[at + var.size()])))
-        return true;
-    return false;
-  }
-
   // How many of the innermost open loops a load at `index` does not depend
-  // on (its tile is the same in each of their iterations).
-  // None where the index names anything but the tensor, the block's tile
-  // ranges (ip, jf, zp, zf) and the open loops' variables (a loop of the
-  // block's own, a contraction's ranges: it stays where it is).
+  // on (its tile is the same in each of their iterations). None where the
+  // index names anything but the tensor, the block's tile ranges (ip, jf,
+  // zp, zf) and the open loops' variables (a loop of the block's own, a
+  // contraction's ranges: it stays where it is).
   size_t invariant_loops(const std::string& index) const {
-    std::set<std::string> known{"ip", "jf", "zp", "zf"};
-    for (const OpenLoop& l : open_loops_) known.insert(l.var);
     size_t open = index.find('[');
     if (open == std::string::npos) return 0;
-    for (size_t i = open; i < index.size();) {
-      if (std::isalpha(static_cast<unsigned char>(index[i])) || index[i] == '_') {
-        size_t j = i;
-        while (j < index.size() && (std::isalnum(static_cast<unsigned char>(index[j])) || index[j] == '_')) ++j;
-        if (!known.count(index.substr(i, j - i))) return 0;
-        i = j;
-      } else {
-        ++i;
-      }
+    std::set<std::string> named;
+    auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t i = open; i < index.size(); ++i) {
+      if (!word(index[i]) || std::isdigit(static_cast<unsigned char>(index[i]))) continue;
+      size_t j = i;
+      while (j < index.size() && word(index[j])) ++j;
+      named.insert(index.substr(i, j - i));
+      i = j;
     }
+    std::set<std::string> known{"ip", "jf", "zp", "zf"};
+    for (const OpenLoop& l : open_loops_) known.insert(l.var);
+    for (const std::string& n : named)
+      if (!known.count(n)) return 0;
     size_t k = 0;
-    while (k < open_loops_.size() && !names_var(index, open_loops_[open_loops_.size() - 1 - k].var)) ++k;
+    while (k < open_loops_.size() && !named.count(open_loops_[open_loops_.size() - 1 - k].var)) ++k;
     return k;
   }
 
@@ -934,18 +937,10 @@ class NkiEmitter {
   void hoist_lines(size_t from, size_t loop, const Block& blk, const std::vector<std::string>& tiles) {
     OpenLoop& l = open_loops_[loop];
     std::vector<std::pair<int, std::string>> moved;
-    for (const std::string& r : {"ip = nl.arange(" + std::to_string(blk.P) + ")[:, None]",
-                                 "jf = nl.arange(" + std::to_string(blk.F) + ")[None, :]",
-                                 std::string("zp = nl.arange(1)[:, None]"), std::string("zf = nl.arange(1)[None, :]")})
-      moved.emplace_back(l.depth, r);
+    for (const std::string& r : tile_range_lines(blk.P, blk.F)) moved.emplace_back(l.depth, r);
     for (size_t i = from; i < body_.lines.size(); ++i) moved.emplace_back(l.depth, body_.lines[i].second);
     body_.lines.resize(from);
-    size_t at = l.line;
-    body_.lines.insert(body_.lines.begin() + static_cast<std::ptrdiff_t>(at), moved.begin(), moved.end());
-    for (OpenLoop& o : open_loops_)
-      if (o.line >= at) o.line += moved.size();
-    for (auto& [name, q] : produced_)
-      if (q.line >= at) q.line += moved.size();
+    insert_lines(l.line, moved);
     for (const std::string& t : tiles) {
       std::vector<std::string>& made = block_tiles_.back();
       made.erase(std::remove(made.begin(), made.end(), t), made.end());
@@ -1365,10 +1360,7 @@ class NkiEmitter {
         wb.F = N;
         wb.axes[static_cast<size_t>(shape.n)] = Axis{Axis::Free, "0"};
         if (con.epilogue) {
-          body_.line("ip = nl.arange(" + std::to_string(wb.P) + ")[:, None]");
-          body_.line("jf = nl.arange(" + std::to_string(wb.F) + ")[None, :]");
-          body_.line("zp = nl.arange(1)[:, None]");
-          body_.line("zf = nl.arange(1)[None, :]");
+          for (const std::string& r : tile_range_lines(wb.P, wb.F)) body_.line(r);
           loaded_.clear();
           rows = contraction_epilogue(con, shape, rows, wb);
         }
@@ -1450,10 +1442,8 @@ class NkiEmitter {
     bool column = v.column;
     if (v.constant || (column && !folded && !scanned && f >= 0 && s.out.strides[static_cast<size_t>(f)] != 0)) {
       // A column (or number) that the stage writes along the free axis.
-      std::string b = fresh();
       std::string src = v.constant ? "nl.full((" + std::to_string(blk.P) + ", 1), " + number(*v.constant) + ", dtype=nl.float32)" : v.text;
-      body_.line(b + " = nl.broadcast_to(" + src + ", shape=(" + std::to_string(blk.P) + ", " + std::to_string(blk.F) + "))");
-      v = Value{b, std::nullopt, false};
+      v = Value{broadcast(src, blk.P, blk.F), std::nullopt, false};
       column = false;
     }
     if (folded) {
@@ -1694,10 +1684,7 @@ class NkiEmitter {
     });
     // Out of PSUM, the epilogue, the store.
     Block ob = outb;
-    body_.line("ip = nl.arange(" + std::to_string(ob.P) + ")[:, None]");
-    body_.line("jf = nl.arange(" + std::to_string(ob.F) + ")[None, :]");
-    body_.line("zp = nl.arange(1)[:, None]");
-    body_.line("zf = nl.arange(1)[None, :]");
+    for (const std::string& r : tile_range_lines(ob.P, ob.F)) body_.line(r);
     isa::Spec evacuate = isa::spec_from_source("psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
                                                {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}});
     if (hand_over) {
@@ -2205,6 +2192,12 @@ class NkiEmitter {
     double ns = instruction_ns(t, sizes);
     for (const isa::InstrTree& a : t.args) ns += nanoseconds(a, sizes);
     return ns;
+  }
+
+  // The top instruction of `t` in every run of `blk`: its engine's time,
+  // shared among the engine's units.
+  double step_ns(const isa::InstrTree& t, const Block& blk) const {
+    return instruction_ns(t, {{"P", blk.P}, {"F", blk.F}}) * blk.trips / units(t.instr->engine);
   }
 
   // How many instructions an engine runs at once (DMA queues).

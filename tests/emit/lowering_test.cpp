@@ -268,9 +268,6 @@ TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
   emit::NkiKernel a = emit::emit_nki(plan, program.kernel, target, synth, cheapest);
   emit::NkiKernel b = emit::emit_nki(plan, program.kernel, target, synth, spread);
   for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << l.spec_text;
-  auto on = [](const emit::NkiKernel& k, const std::string& engine) {
-    return k.counts.instructions.count(engine) ? k.counts.instructions.at(engine) : 0.0;
-  };
   auto busy = [](const emit::NkiKernel& k, const std::string& engine) {
     return k.counts.busy_ns.count(engine) ? k.counts.busy_ns.at(engine) : 0.0;
   };
@@ -278,7 +275,6 @@ TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
   // engine less to do than the cheapest cover: never a busier kernel. (Here
   // the cheapest cover is already one Scalar-engine activation per step,
   // x * a + b as its scale and bias, and the greedy split does not beat it.)
-  (void)on;
   EXPECT_LE(std::max(busy(b, "vector"), busy(b, "scalar")), std::max(busy(a, "vector"), busy(a, "scalar")))
       << a.source << "\n----\n" << b.source;
   EXPECT_GT(busy(a, "scalar"), 0);
