@@ -647,9 +647,12 @@ class NkiEmitter {
     std::string text = render(tree, p.leaves, p.blk, sums).text;
     tally_ = true;
     body_.lines[p.line].second = v.text + " = " + text;
+    // The entry is dropped before the insertion (which moves the remembered
+    // lines), so everything it holds is copied out first.
     size_t line = p.line;
+    std::string alloc = sums + " = nl.ndarray((" + std::to_string(p.blk.P) + ", 1), dtype=nl.float32, buffer=nl.sbuf)";
     produced_.erase(it);
-    insert_lines(line, {{depth, sums + " = nl.ndarray((" + std::to_string(p.blk.P) + ", 1), dtype=nl.float32, buffer=nl.sbuf)"}});
+    insert_lines(line, {{depth, alloc}});
     // The fused call costs its engine about what the activation did; the
     // reduction's own instruction is not emitted.
     return Value{sums, std::nullopt, true};
