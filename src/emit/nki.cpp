@@ -146,8 +146,14 @@ std::string plus(const std::string& base, const std::string& index) {
 class NkiEmitter {
  public:
   NkiEmitter(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target, isa::Synthesizer& synth,
-             const NkiOptions& options, const std::set<int>& not_resident)
-      : plan_(plan), fn_(fn), target_(target), synth_(synth), options_(options), not_resident_(not_resident) {
+             const NkiOptions& options, const std::set<int>& not_resident, const std::set<int>& no_column)
+      : plan_(plan),
+        fn_(fn),
+        target_(target),
+        synth_(synth),
+        options_(options),
+        not_resident_(not_resident),
+        no_column_(no_column) {
     hbm_ = target.memories.at(0).name;
     limits_ = limits_of(target, hbm_);
     for (const hw::Engine& e : target.engines) counts_.instructions[e.name] = 0;
@@ -302,6 +308,10 @@ class NkiEmitter {
     return k;
   }
 
+  // Whether scratch buffer `b` was given the column layout (its last
+  // dimension on the partitions), which emit_nki tries once.
+  bool laid_out_as_column(int b) const { return column_layout_.count(b) > 0; }
+
  private:
   // A value inside a block: a tile variable, or a compile-time number.
   struct Value {
@@ -350,6 +360,8 @@ class NkiEmitter {
   std::map<int, std::string> tile_of_;    // on-chip buffer -> its tile variable in the current block
   std::set<int> sliced_;                  // on-chip buffers held as whole rows [P, N], read a block's columns at a time
   std::set<int> not_resident_;            // scratch buffers that an access showed cannot live in SBUF
+  std::set<int> no_column_;               // and those that cannot as a column (their last dimension on the partitions)
+  std::set<int> column_layout_;           // the resident ones laid out as such a column
   std::set<int> resident_;                // scratch buffers in SBUF for the whole kernel
   std::map<int, std::vector<int64_t>> resident_shape_;  // a one-dimensional one's layout: [1, N] or [N, 1]
   std::map<const Stage*, std::string> hoisted_;  // contraction -> its stationary K tiles of the current m block
@@ -2041,27 +2053,44 @@ class NkiEmitter {
       const tile::Buffer& buf = plan_.buffers[b];
       int id = static_cast<int>(b);
       if (buf.kind != tile::Buffer::Kind::Scratch || on_chip_.count(id) || not_resident_.count(id)) continue;
-      if (!options_.resident || buf.shape.empty() || buf.elements() <= 0) continue;
-      if (buf.shape.size() == 1) {
+      if (!options_.resident || buf.elements() <= 0) continue;
+      // Dimensions of size one take no room and no index: SBUF holds the
+      // buffer without them (the row-major offsets are the same).
+      std::vector<int64_t> squeezed;
+      for (int64_t d : buf.shape)
+        if (d > 1) squeezed.push_back(d);
+      // Whether a tile's free axis moves along it at all, and whether its
+      // partition axis walks the last dimension (the one of stride one).
+      bool along_free = false, along_partitions = false, last_on_partitions = false;
+      for (const Stage& st : plan_.stages) {
+        int f = free_loop(st), p = partition_loop(st, f);
+        auto note = [&](const Access& a) {
+          if (a.buffer != id) return;
+          if (f >= 0 && a.strides[static_cast<size_t>(f)] != 0) along_free = true;
+          if (p >= 0 && a.strides[static_cast<size_t>(p)] != 0) along_partitions = true;
+          if (p >= 0 && a.strides[static_cast<size_t>(p)] == 1) last_on_partitions = true;
+        };
+        note(st.out);
+        for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
+          for (const Access& a : *leaves) note(a);
+      }
+      if (squeezed.empty()) {
+        // One number: one partition's one element, every read a broadcast of it.
+        resident_shape_[id] = {1, 1};
+      } else if (squeezed.size() == 1) {
         // One dimension: a row on one partition where an access walks it
-        // along a tile's free axis, else a column (every access walks it on
-        // the partitions).
-        bool along_free = false, along_partitions = false;
-        for (const Stage& st : plan_.stages) {
-          int f = free_loop(st), p = partition_loop(st, f);
-          auto note = [&](const Access& a) {
-            if (a.buffer != id) return;
-            if (f >= 0 && a.strides[static_cast<size_t>(f)] != 0) along_free = true;
-            if (p >= 0 && a.strides[static_cast<size_t>(p)] != 0) along_partitions = true;
-          };
-          note(st.out);
-          for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
-            for (const Access& a : *leaves) note(a);
-        }
-        // Read both ways, it is a row, and a read down the partitions
-        // transposes its slice on the Tensor engine (load()).
+        // along a tile's free axis (a read down the partitions transposes
+        // its slice on the Tensor engine, in load()), else a column.
         if (!along_free && !along_partitions) continue;
-        resident_shape_[id] = along_free ? std::vector<int64_t>{1, buf.shape[0]} : std::vector<int64_t>{buf.shape[0], 1};
+        resident_shape_[id] = along_free ? std::vector<int64_t>{1, squeezed[0]} : std::vector<int64_t>{squeezed[0], 1};
+      } else if (last_on_partitions && !along_free && !no_column_.count(id)) {
+        // Its last dimension on the partitions and no free axis along it:
+        // that dimension is the partition one, with a free axis of one.
+        squeezed.push_back(1);
+        resident_shape_[id] = squeezed;
+        column_layout_.insert(id);
+      } else if (squeezed.size() < buf.shape.size()) {
+        resident_shape_[id] = squeezed;
       }
       const std::vector<int64_t>& shape = resident_shape(id);
       bool in_place = true;
@@ -2110,17 +2139,31 @@ class NkiEmitter {
   // buffer, a dimension of its own, within it (not several merged ones).
   bool walks_dims(const Access& a, const Stage& s) const {
     const std::vector<int64_t>& shape = resident_shape(a.buffer);
-    size_t r = shape.size();
     auto [stride, digit] = row_major(a);
-    std::set<size_t> taken;
+    std::vector<int64_t> last = digit;  // the last index along each dimension
     for (size_t l = 0; l < a.strides.size(); ++l) {
-      if (a.strides[l] == 0) continue;
-      size_t dim = r;
-      for (size_t d = 0; d < r && dim == r; ++d)
-        if (a.strides[l] == stride[d] && shape[d] > 1) dim = d;
-      if (dim == r || !taken.insert(dim).second || digit[dim] + s.extents[l] > shape[dim]) return false;
+      if (a.strides[l] == 0 || s.extents[l] == 1) continue;  // a loop of one step does not move it
+      auto [dim, steps] = dimension_of(a.strides[l], shape, stride);
+      if (dim == shape.size()) return false;
+      last[dim] += (s.extents[l] - 1) * steps;
     }
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (last[d] >= shape[d]) return false;
     return true;
+  }
+
+  // The dimension a loop of `step` elements walks in a buffer of `shape`
+  // (row-major `stride`), and by how many of its indices each step moves:
+  // the dimension whose stride divides the step and that the step stays
+  // within. {rank, 0} where none does.
+  static std::pair<size_t, int64_t> dimension_of(int64_t step, const std::vector<int64_t>& shape,
+                                                 const std::vector<int64_t>& stride) {
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1 || step < stride[d]) continue;
+      if (step % stride[d] == 0 && step / stride[d] < shape[d]) return {d, step / stride[d]};
+      break;
+    }
+    return {shape.size(), 0};
   }
 
   // Whether `a` reads its resident buffer across its layout: the tile's
@@ -2148,7 +2191,12 @@ class NkiEmitter {
       int64_t st = a.strides[l];
       if (st == 0) continue;
       const Axis& ax = blk.axes[l];
+      // An axis of one element from the start does not move it: where its
+      // step fits no dimension, a tile axis indexes the dimension of its
+      // role at the access's own offset, and an outer loop nothing.
+      bool still = ax.start == "0" && (ax.role == Axis::Partition ? blk.P == 1 : ax.role == Axis::Free ? blk.F == 1 : true);
       size_t dim = r;
+      std::string term;  // this axis's part of the index along `dim`
       if (ax.role == Axis::Partition) {
         // From a partition tile's first row: tile t of the loop starts at row t * 128.
         bool tiled = shape[r - 2] > limits_.partitions;
@@ -2158,16 +2206,30 @@ class NkiEmitter {
         if (st == stride[r - 2] && digit[r - 2] == 0 && blk.P <= std::min(shape[r - 2], limits_.partitions) &&
             (tiled ? aligned : ax.start == "0"))
           dim = r - 2;
+        if (dim != r && !along[dim].empty()) dim = r;  // alone on the partitions
+        term = blk.pvar;
         has_p = true;
       } else if (ax.role == Axis::Free) {
         if (st == 1) dim = r - 1;
+        term = plus(ax.start, blk.fvar);
         has_f = true;
       } else {
-        for (size_t d = 0; d + 2 < r && dim == r; ++d)
-          if (st == stride[d] && shape[d] > 1 && along[d].empty()) dim = d;
+        // An outer loop: along an outer dimension, or as an offset along
+        // the free one (a dimension the program split), never the partitions.
+        auto [d, steps] = dimension_of(st, shape, stride);
+        if (d + 2 < r || d == r - 1) dim = d;
+        bool number = ax.start.find_first_not_of("0123456789") == std::string::npos;
+        term = steps == 1 ? ax.start
+               : number   ? std::to_string(steps * std::stoll(ax.start))
+                          : std::to_string(steps) + " * " + (ax.start.find(' ') == std::string::npos ? ax.start : "(" + ax.start + ")");
       }
-      if (dim == r || !along[dim].empty()) throw NotResident{a.buffer};
-      along[dim] = ax.role == Axis::Partition ? blk.pvar : ax.role == Axis::Free ? plus(ax.start, blk.fvar) : ax.start;
+      if (dim == r && still) {
+        if (ax.role == Axis::Scalar) continue;
+        if (ax.role == Axis::Free) dim = r - 1;
+        if (ax.role == Axis::Partition && digit[r - 2] == 0 && along[r - 2].empty()) dim = r - 2;
+      }
+      if (dim == r || (dim == r - 2 && ax.role != Axis::Partition)) throw NotResident{a.buffer};
+      along[dim] = along[dim].empty() ? term : plus(term, along[dim]);
     }
     // A buffer one partition high (a row) is read on partition 0, one
     // element wide (a column) at column 0: zp and zf, the block's [1] ranges.
@@ -2234,12 +2296,16 @@ NkiKernel emit_nki(const tile::Plan& plan, const ir::Function& fn, const hw::Des
                    isa::Synthesizer& synth, const NkiOptions& options) {
   // A scratch buffer is first tried in SBUF; one that an access cannot read
   // or write in place there goes back to HBM, and the kernel is emitted again.
-  std::set<int> not_resident;
+  // One laid out as a column is first tried again in the plain layout.
+  std::set<int> not_resident, no_column;
   while (true) {
+    NkiEmitter emitter(plan, fn, target, synth, options, not_resident, no_column);
     try {
-      return NkiEmitter(plan, fn, target, synth, options, not_resident).run();
+      return emitter.run();
     } catch (const NotResident& e) {
-      if (!not_resident.insert(e.buffer).second) throw;
+      bool retried = emitter.laid_out_as_column(e.buffer) ? no_column.insert(e.buffer).second
+                                                          : not_resident.insert(e.buffer).second;
+      if (!retried) throw;
     }
   }
 }

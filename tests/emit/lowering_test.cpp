@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "emit/cpu.h"
@@ -123,18 +124,42 @@ TEST(Synthesis, PicksUpTheFusedInstructionOfATestDescription) {
   EXPECT_TRUE(uses(plain, "max_ps"));
 }
 
-// The NKI kernel of a bench program at small sizes (partial tiles
-// everywhere), with row groups and epilogues as the search's first plan has them.
-std::string nki_of(const std::string& name, const ir::Dims& dims) {
+// The NKI kernel of a program at small sizes (partial tiles everywhere),
+// with row groups and epilogues as the search's first plan has them.
+std::string nki_of_file(const std::string& path, const std::optional<ir::Dims>& sizes = std::nullopt) {
   hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
-  ir::Program program = lang::load_program(kSource + "/bench/kernels/" + name + ".py");
+  ir::Program program = lang::load_program(path);
+  ir::Dims dims = sizes ? *sizes : test_dims(program);
   tile::Plan plan = tile::plan_function(program.kernel, dims);
   fuse::fuse_epilogues(plan);
   smt::Prover prover;
   isa::Synthesizer synth(target, prover);
   std::string source = emit::emit_nki(plan, program.kernel, target, synth).source;
-  for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << name << ": " << l.spec_text;
+  for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << path << ": " << l.spec_text;
   return source;
+}
+
+// The same for a bench kernel.
+std::string nki_of(const std::string& name, const ir::Dims& dims) {
+  return nki_of_file(kSource + "/bench/kernels/" + name + ".py", dims);
+}
+
+// Intermediates whose accesses differ from the plain (rows, columns) layout
+// stay in SBUF: dimensions of one dropped (a rank-0 sum, [1, N] and [N, 1, M]
+// results), a dimension the program splits in two (heads), a buffer whose
+// last dimension every access walks on the partitions (a column layout),
+// and loops of a single step. Whether the kernels compute the right
+// numbers is the trn1_programs test's to check, under the simulator.
+TEST(Trn1, IntermediatesOfOtherLayoutsStayInSbuf) {
+  for (std::string name : {"bloom_alibi_attention", "whisper_conv_stem", "einsum_basic", "reductions_full",
+                           "scalars_fixed", "fixed_only"}) {
+    std::string source = nki_of_file(kSource + "/tests/programs/" + name + ".py");
+    EXPECT_EQ(source.find("buffer=nl.hbm)"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
+    EXPECT_NE(source.find("kept in SBUF"), std::string::npos) << name << "\n" << source;
+  }
+  // gpt2's heads: [S, H * D] written whole, read one head at a time.
+  std::string heads = nki_of_file(kSource + "/tests/programs/gpt2_qkv_heads.py");
+  EXPECT_NE(heads.find("scratch6 = nl.ndarray((5, 6), dtype=nl.float32, buffer=nl.sbuf)"), std::string::npos) << heads;
 }
 
 TEST(Golden, RmsnormMatmulTrn1) {
