@@ -778,15 +778,17 @@ class NkiEmitter {
     }
     if (resident_.count(a.buffer)) {
       const std::vector<int64_t>& rshape = resident_shape(a.buffer);
-      if (moves_p && !moves_f && rshape.size() == 2 && rshape[0] == 1 && rshape[1] > 1 && blk.P <= limits_.partitions) {
-        // A column of a one-partition row: its [1, P] slice, transposed on
-        // the Tensor engine into a [P, 1] column.
+      if (moves_p && !moves_f && a.strides[static_cast<size_t>(part_loop)] == 1 && rshape.back() > 1 &&
+          blk.P <= limits_.partitions) {
+        // A column along one partition's row (a one-partition row, or a row
+        // of a wider buffer, which a DMA first brings to partition 0): its
+        // [1, P] slice, transposed on the Tensor engine into a [P, 1] column.
         Block rb = blk;
         rb.axes[static_cast<size_t>(part_loop)].role = Axis::Free;
         rb.fvar = "jk";
         rb.F = blk.P, rb.P = 1;
         body_.line("jk = nl.arange(" + std::to_string(blk.P) + ")[None, :]");
-        std::string slice = resident_index(a, rb);
+        std::string slice = resident_index_or_copy(a, rb, 1, blk.P);
         Block cb = blk;
         cb.F = 1;
         Value column = transposed_slice(slice, cb);
@@ -796,7 +798,7 @@ class NkiEmitter {
       if (!reads_transposed(a, free_loop, part_loop)) {
         // A row (one partition) read by every partition of the block, or a
         // column read along the free axis where a whole tile is wanted: broadcast.
-        std::string ix = resident_index(a, blk);
+        std::string ix = resident_index_or_copy(a, blk, moves_p ? blk.P : 1, moves_f ? blk.F : 1);
         bool column = !moves_f && !broadcast_free;
         if ((!moves_p && blk.P > 1) || (!moves_f && broadcast_free && blk.F > 1))
           return Value{broadcast(ix, blk.P, column ? 1 : blk.F), std::nullopt, column};
@@ -810,9 +812,9 @@ class NkiEmitter {
       rb.axes[static_cast<size_t>(part_loop)].role = Axis::Free;
       std::swap(rb.P, rb.F);
       rb.pvar = "ir", rb.fvar = "jk";
-      std::string slice = resident_index(a, rb);
       body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
       body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
+      std::string slice = resident_index_or_copy(a, rb, rb.P, rb.F);
       return transposed_slice(slice, blk);
     }
     int64_t p = moves_p ? blk.P : 1, f = moves_f ? blk.F : 1;
@@ -877,7 +879,54 @@ class NkiEmitter {
     if (resident_.count(out.buffer)) {
       Block sized = blk;
       sized.F = f;
-      body_.line(resident_index(out, sized) + " = " + value);
+      const std::vector<int64_t>& rshape = resident_shape(out.buffer);
+      int part = -1;
+      bool moves_f = false;
+      for (size_t l = 0; l < out.strides.size(); ++l) {
+        if (out.strides[l] == 0) continue;
+        if (blk.axes[l].role == Axis::Partition) part = static_cast<int>(l);
+        if (blk.axes[l].role == Axis::Free) moves_f = true;
+      }
+      if (rshape.size() == 2 && rshape[0] == 1 && rshape[1] > 1 && part >= 0 && blk.P > 1 && !moves_f && f == 1) {
+        // A column of a one-partition row: transposed on the Tensor engine
+        // into a [1, P] row, which lands along the row's free axis.
+        Block rb = blk;
+        rb.axes[static_cast<size_t>(part)].role = Axis::Free;
+        rb.fvar = "jk";
+        rb.F = blk.P, rb.P = 1;
+        body_.line("jk = nl.arange(" + std::to_string(blk.P) + ")[None, :]");
+        std::string slice = resident_index(out, rb);
+        Value row = transposed_slice(value, rb);
+        body_.line(slice + " = " + row.text);
+        return;
+      }
+      if (rshape.size() == 2 && rshape[0] > 1 && rshape[1] == 1 && part < 0 && blk.P == 1 && moves_f &&
+          f <= limits_.partitions) {
+        // A row written into a column: transposed on the Tensor engine into
+        // an [F, 1] column, which lands along the partitions.
+        Block cb = sized;
+        for (Axis& ax : cb.axes)
+          if (ax.role == Axis::Free) ax.role = Axis::Partition;
+        cb.pvar = "ir";
+        cb.P = f, cb.F = 1;
+        body_.line("ir = nl.arange(" + std::to_string(f) + ")[:, None]");
+        Value column = transposed_slice(value, cb);
+        try {
+          body_.line(resident_index(out, cb) + " = " + column.text);
+        } catch (const NotResident&) {
+          copy_within_sbuf(column, cb, resident_index(out, cb, true));
+        }
+        return;
+      }
+      std::string index;
+      try {
+        index = resident_index(out, sized);
+      } catch (const NotResident&) {
+        // At a partition offset a compute engine cannot write: a DMA puts it there.
+        copy_within_sbuf(Value{value, std::nullopt, false}, sized, resident_index(out, sized, true));
+        return;
+      }
+      body_.line(index + " = " + value);
       return;
     }
     isa::Spec spec = isa::spec_from_source("dma store", "def h(v: 'f32[P, F]'):\n    return v", {"sbuf"}, hbm_,
@@ -2024,6 +2073,33 @@ class NkiEmitter {
 
   // The [K, X] operand tile of an [X, K] slice of SBUF (x on partitions,
   // indexed by ir and jk), transposed on the Tensor engine through PSUM.
+  // `a` of a resident buffer as an index into it where engines can read it
+  // in place; else (its rows at a partition offset) a [p, f] tile at
+  // partition 0 that a DMA fills from there.
+  std::string resident_index_or_copy(const Access& a, const Block& blk, int64_t p, int64_t f) {
+    try {
+      return resident_index(a, blk);
+    } catch (const NotResident&) {
+      std::string index = resident_index(a, blk, true);
+      std::string tile = fresh();
+      body_.line(tile + " = nl.ndarray((" + std::to_string(p) + ", " + std::to_string(f) +
+                 "), dtype=nl.float32, buffer=nl.sbuf)");
+      Block sized = blk;
+      sized.P = p, sized.F = f;
+      copy_within_sbuf(Value{index, std::nullopt, false}, sized, tile);
+      return tile;
+    }
+  }
+
+  // The description's proved SBUF -> SBUF copy on a DMA queue of `from`
+  // into `to` (both [P, F] of `blk`).
+  void copy_within_sbuf(const Value& from, const Block& blk, const std::string& to) {
+    isa::Spec spec = isa::spec_from_source("copy by dma", "def h(x: 'f32[P, F]'):\n    return x", {"sbuf"}, "sbuf",
+                                           tile_ranges());
+    spec.engines = {"dma"};
+    body_.line(render(require(spec).tree, {from}, blk, to).text);
+  }
+
   Value transposed_slice(const std::string& slice, const Block& b) {
     Block rb = b;
     rb.P = b.F, rb.F = b.P;
@@ -2092,18 +2168,35 @@ class NkiEmitter {
       } else if (squeezed.size() < buf.shape.size()) {
         resident_shape_[id] = squeezed;
       }
+      auto in_place = [&] {
+        bool all = true;
+        for (const Stage& st : plan_.stages) {
+          if (st.out.buffer == id) all &= walks_dims(st.out, st);
+          for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
+            for (const Access& a : *leaves)
+              if (a.buffer == id) all &= walks_dims(a, st);
+        }
+        return all;
+      };
+      if (!in_place()) {
+        // A loop walks several of its dimensions as one (the program
+        // reshaped it): rows and columns of merged dimensions, split
+        // before the first dimension where that lets every loop walk it.
+        const std::vector<int64_t> dims = resident_shape(id);
+        bool found = false;
+        for (size_t k = 1; k < dims.size() && !found && dims.size() > 2; ++k) {
+          int64_t rows = 1, cols = 1;
+          for (size_t d = 0; d < dims.size(); ++d) (d < k ? rows : cols) *= dims[d];
+          resident_shape_[id] = {rows, cols};
+          found = in_place();
+        }
+        if (!found) {
+          resident_shape_.erase(id);
+          column_layout_.erase(id);
+          continue;
+        }
+      }
       const std::vector<int64_t>& shape = resident_shape(id);
-      bool in_place = true;
-      for (const Stage& st : plan_.stages) {
-        if (st.out.buffer == id) in_place &= walks_dims(st.out, st);
-        for (const std::vector<Access>* leaves : {&st.leaves, &st.epilogue_leaves})
-          for (const Access& a : *leaves)
-            if (a.buffer == id) in_place &= walks_dims(a, st);
-      }
-      if (!in_place) {
-        resident_shape_.erase(id);
-        continue;
-      }
       int64_t rows = shape[shape.size() - 2];
       int64_t blocks = (rows + limits_.partitions - 1) / limits_.partitions;
       int64_t per_partition = buf.elements() / rows * blocks * 4;
@@ -2181,7 +2274,7 @@ class NkiEmitter {
   // loop on its next-to-last dimension from partition 0, its free loop on
   // the last, every other loop on one outer dimension. Otherwise the buffer
   // cannot stay in SBUF: NotResident.
-  std::string resident_index(const Access& a, const Block& blk) const {
+  std::string resident_index(const Access& a, const Block& blk, bool by_dma = false) const {
     const std::vector<int64_t>& shape = resident_shape(a.buffer);
     size_t r = shape.size();
     auto [stride, digit] = row_major(a);
@@ -2203,14 +2296,16 @@ class NkiEmitter {
         bool aligned = ax.start == "0" || ax.start == ax.tile + " * " + std::to_string(limits_.partitions) ||
                        (ax.tile.find_first_not_of("0123456789") == std::string::npos &&
                         ax.start == std::to_string(std::stoll(ax.tile) * limits_.partitions));
+        term = blk.pvar;
         if (st == stride[r - 2] && digit[r - 2] == 0 && blk.P <= std::min(shape[r - 2], limits_.partitions) &&
             (tiled ? aligned : ax.start == "0"))
           dim = r - 2;
+        else if (by_dma && st == stride[r - 2] && !tiled)
+          dim = r - 2, term = plus(ax.start, blk.pvar);  // a DMA reaches any partition
         if (dim != r && !along[dim].empty()) dim = r;  // alone on the partitions
-        term = blk.pvar;
         has_p = true;
       } else if (ax.role == Axis::Free) {
-        if (st == 1) dim = r - 1;
+        if (st == 1 && shape[r - 1] > 1) dim = r - 1;
         term = plus(ax.start, blk.fvar);
         has_f = true;
       } else {
@@ -2226,14 +2321,22 @@ class NkiEmitter {
       if (dim == r && still) {
         if (ax.role == Axis::Scalar) continue;
         if (ax.role == Axis::Free) dim = r - 1;
-        if (ax.role == Axis::Partition && digit[r - 2] == 0 && along[r - 2].empty()) dim = r - 2;
+        if (ax.role == Axis::Partition && (digit[r - 2] == 0 || by_dma) && along[r - 2].empty()) dim = r - 2;
       }
-      if (dim == r || (dim == r - 2 && ax.role != Axis::Partition)) throw NotResident{a.buffer};
+      if (by_dma && dim == r && ax.role == Axis::Scalar && shape[r - 2] <= limits_.partitions && st % stride[r - 2] == 0 &&
+          st / stride[r - 2] < shape[r - 2] && along[r - 2].empty() && !has_p) {
+        // An outer loop picking one row: a DMA reads that one partition.
+        dim = r - 2;
+        term = plus(term, "zp");
+        has_p = true;
+      }
+      if (dim == r || (dim == r - 2 && ax.role != Axis::Partition && !by_dma)) throw NotResident{a.buffer};
       along[dim] = along[dim].empty() ? term : plus(term, along[dim]);
     }
     // A buffer one partition high (a row) is read on partition 0, one
     // element wide (a column) at column 0: zp and zf, the block's [1] ranges.
-    if (!has_p && shape[r - 2] == 1 && along[r - 2].empty()) along[r - 2] = "zp", has_p = true;
+    if (!has_p && (shape[r - 2] == 1 || (by_dma && shape[r - 2] <= limits_.partitions)) && along[r - 2].empty())
+      along[r - 2] = "zp", has_p = true;  // by DMA, one row at any partition
     if (!has_f && shape[r - 1] == 1 && along[r - 1].empty()) along[r - 1] = "zf", has_f = true;
     if (!has_p || !has_f) throw NotResident{a.buffer};
     std::string index;

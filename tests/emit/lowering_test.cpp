@@ -148,7 +148,7 @@ std::string nki_of(const std::string& name, const ir::Dims& dims) {
 // stay in SBUF: dimensions of one dropped (a rank-0 sum, [1, N] and [N, 1, M]
 // results), a dimension the program splits in two (heads), a buffer whose
 // last dimension every access walks on the partitions (a column layout),
-// and loops of a single step. Whether the kernels compute the right
+// loops of a single step, and rows at a partition offset. Whether the kernels compute the right
 // numbers is the trn1_programs test's to check, under the simulator.
 TEST(Trn1, IntermediatesOfOtherLayoutsStayInSbuf) {
   for (std::string name : {"bloom_alibi_attention", "whisper_conv_stem", "einsum_basic", "reductions_full",
@@ -156,6 +156,14 @@ TEST(Trn1, IntermediatesOfOtherLayoutsStayInSbuf) {
     std::string source = nki_of_file(kSource + "/tests/programs/" + name + ".py");
     EXPECT_EQ(source.find("buffer=nl.hbm)"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
     EXPECT_NE(source.find("kept in SBUF"), std::string::npos) << name << "\n" << source;
+  }
+  // Rows read or written at a partition offset (a concatenation's second
+  // part, a shifted copy) move by DMA within SBUF, where no compute engine
+  // may start; the copy is a proved lowering like any other.
+  for (std::string name : {"concat", "rwkv_token_shift_pad"}) {
+    std::string source = nki_of_file(kSource + "/tests/programs/" + name + ".py");
+    EXPECT_EQ(source.find("buffer=nl.hbm)"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
+    EXPECT_NE(source.find("nisa.dma_copy(dst="), std::string::npos) << name << "\n" << source;
   }
   // gpt2's heads: [S, H * D] written whole, read one head at a time.
   std::string heads = nki_of_file(kSource + "/tests/programs/gpt2_qkv_heads.py");
