@@ -887,17 +887,22 @@ class NkiEmitter {
         if (blk.axes[l].role == Axis::Partition) part = static_cast<int>(l);
         if (blk.axes[l].role == Axis::Free) moves_f = true;
       }
-      if (rshape.size() == 2 && rshape[0] == 1 && rshape[1] > 1 && part >= 0 && blk.P > 1 && !moves_f && f == 1) {
-        // A column of a one-partition row: transposed on the Tensor engine
-        // into a [1, P] row, which lands along the row's free axis.
+      if (part >= 0 && out.strides[static_cast<size_t>(part)] == 1 && rshape.back() > 1 && blk.P > 1 &&
+          blk.P <= limits_.partitions && !moves_f && f == 1) {
+        // A column along one partition's row: transposed on the Tensor
+        // engine into a [1, P] row, which lands along the row's free axis
+        // (by DMA where that row is not partition 0's).
         Block rb = blk;
         rb.axes[static_cast<size_t>(part)].role = Axis::Free;
         rb.fvar = "jk";
         rb.F = blk.P, rb.P = 1;
         body_.line("jk = nl.arange(" + std::to_string(blk.P) + ")[None, :]");
-        std::string slice = resident_index(out, rb);
         Value row = transposed_slice(value, rb);
-        body_.line(slice + " = " + row.text);
+        try {
+          body_.line(resident_index(out, rb) + " = " + row.text);
+        } catch (const NotResident&) {
+          copy_within_sbuf(row, rb, resident_index(out, rb, true));
+        }
         return;
       }
       if (rshape.size() == 2 && rshape[0] > 1 && rshape[1] == 1 && part < 0 && blk.P == 1 && moves_f &&
