@@ -897,12 +897,7 @@ class NkiEmitter {
         rb.fvar = "jk";
         rb.F = blk.P, rb.P = 1;
         body_.line("jk = nl.arange(" + std::to_string(blk.P) + ")[None, :]");
-        Value row = transposed_slice(value, rb);
-        try {
-          body_.line(resident_index(out, rb) + " = " + row.text);
-        } catch (const NotResident&) {
-          copy_within_sbuf(row, rb, resident_index(out, rb, true));
-        }
+        write_resident(out, transposed_slice(value, rb), rb);
         return;
       }
       if (rshape.size() == 2 && rshape[0] > 1 && rshape[1] == 1 && part < 0 && blk.P == 1 && moves_f &&
@@ -915,23 +910,10 @@ class NkiEmitter {
         cb.pvar = "ir";
         cb.P = f, cb.F = 1;
         body_.line("ir = nl.arange(" + std::to_string(f) + ")[:, None]");
-        Value column = transposed_slice(value, cb);
-        try {
-          body_.line(resident_index(out, cb) + " = " + column.text);
-        } catch (const NotResident&) {
-          copy_within_sbuf(column, cb, resident_index(out, cb, true));
-        }
+        write_resident(out, transposed_slice(value, cb), cb);
         return;
       }
-      std::string index;
-      try {
-        index = resident_index(out, sized);
-      } catch (const NotResident&) {
-        // At a partition offset a compute engine cannot write: a DMA puts it there.
-        copy_within_sbuf(Value{value, std::nullopt, false}, sized, resident_index(out, sized, true));
-        return;
-      }
-      body_.line(index + " = " + value);
+      write_resident(out, Value{value, std::nullopt, false}, sized);
       return;
     }
     isa::Spec spec = isa::spec_from_source("dma store", "def h(v: 'f32[P, F]'):\n    return v", {"sbuf"}, hbm_,
@@ -2094,6 +2076,19 @@ class NkiEmitter {
       copy_within_sbuf(Value{index, std::nullopt, false}, sized, tile);
       return tile;
     }
+  }
+
+  // `v` written as `out` of a resident buffer in `blk`: in place, or, at a
+  // partition offset where a compute engine cannot write, by a DMA.
+  void write_resident(const Access& out, const Value& v, const Block& blk) {
+    std::string index;
+    try {
+      index = resident_index(out, blk);
+    } catch (const NotResident&) {
+      copy_within_sbuf(v, blk, resident_index(out, blk, true));
+      return;
+    }
+    body_.line(index + " = " + v.text);
   }
 
   // The description's proved SBUF -> SBUF copy on a DMA queue of `from`
