@@ -96,28 +96,97 @@ Reads reads_of(NodeRef node) {
   return r;
 }
 
-bool is_variable(const Index& i) {
-  return i.is_poly() && i.poly.names().size() == 1 && i.poly == ir::Size::name(i.poly.names()[0]);
+// An index `scale * v + rest` in one index variable v (the semantics' "$"
+// names), `rest` free of index variables (sizes only).
+struct Linear {
+  std::string var;
+  int64_t scale = 0;
+  ir::Size rest;
+};
+
+bool is_index_variable(const std::string& name) { return !name.empty() && name[0] == '$'; }
+
+std::optional<Linear> linear(const Index& i) {
+  if (!i.is_poly()) return std::nullopt;
+  std::optional<std::string> var;
+  for (const std::string& n : i.poly.names()) {
+    if (!is_index_variable(n)) continue;
+    if (var) return std::nullopt;
+    var = n;
+  }
+  if (!var) return std::nullopt;
+  Linear l{*var, 0, 0};
+  for (const auto& [monomial, coefficient] : i.poly.terms())
+    if (monomial.size() == 1 && monomial[0].first.is_name() && monomial[0].first.name == *var && monomial[0].second == 1)
+      l.scale = coefficient;
+  l.rest = i.poly - ir::Size(l.scale) * ir::Size::name(*var);
+  for (const std::string& n : l.rest.names())
+    if (is_index_variable(n)) return std::nullopt;  // v inside a product or a floor division
+  return l;
+}
+
+// True only when `s` >= 0 for all sizes >= 1: Size's own test, and failing
+// that with each floor(n/d) that appears alone in a term replaced by its
+// bound on the safe side (n/d above, (n - d + 1)/d below), all times d.
+bool nonnegative(const ir::Size& s, int depth = 0) {
+  if (s.provably_nonnegative()) return true;
+  if (depth > 3) return false;
+  for (const auto& [monomial, coefficient] : s.terms()) {
+    if (monomial.size() != 1 || monomial[0].second != 1 || monomial[0].first.is_name()) continue;
+    const ir::Size::Atom& atom = monomial[0].first;
+    ir::Size floor = ir::Size::floordiv(*atom.numerator, atom.den);
+    ir::Size bound = coefficient < 0 ? *atom.numerator : *atom.numerator - ir::Size(atom.den - 1);
+    ir::Size scaled = ir::Size(atom.den) * (s - ir::Size(coefficient) * floor) + ir::Size(coefficient) * bound;
+    return nonnegative(scaled, depth + 1);
+  }
+  return false;
 }
 
 // `s`, broadcast into a space whose axes are indexed by `from` (right-aligned),
-// re-expressed in the space indexed by `to`: each non-1 axis of s goes where
-// the same index variable is; every other axis of the result is 1.
+// re-expressed in the space of shape `space` indexed by `to`: each non-1 axis
+// of s goes where `to` reads the same index variable, and every other axis of
+// the result is 1. Where the two spaces are offset or strided against each
+// other along an axis (one part of a concatenation, a slice), s is sliced to
+// the elements the new space reads: an axis of s read at `k*v + f` in the old
+// space goes to an axis b of the new space read at `v + t`, so element u of
+// axis b reads s at f - k*t + k*u. The slice stays inside s (checked for all
+// sizes), so it reads only what the old space read.
 std::optional<NodeRef> reindex(ir::Graph& graph, NodeRef s, const std::vector<Index>& from,
-                               const std::vector<Index>& to) {
-  if (s->rank() > static_cast<int>(from.size())) return std::nullopt;
+                               const std::vector<Index>& to, const ir::Shape& space) {
+  if (s->rank() > static_cast<int>(from.size()) || space.size() != to.size()) return std::nullopt;
   size_t offset = from.size() - s->rank();
   std::vector<std::pair<size_t, size_t>> kept;  // (position in to, axis of s)
+  ir::Attrs cut;
+  bool sliced = false;
   for (int a = 0; a < s->rank(); ++a) {
-    if (s->shape()[a] == ir::Size(1)) continue;
-    const Index& e = from[offset + a];
-    if (!is_variable(e)) return std::nullopt;
+    const ir::Size& n = s->shape()[a];
+    cut.sizes.push_back(0);
+    cut.axes.push_back(1);
+    cut.extents.push_back(n);
+    if (n == ir::Size(1)) continue;
+    std::optional<Linear> e = linear(from[offset + a]);
+    if (!e || e->scale < 1) return std::nullopt;
     std::optional<size_t> at;
-    for (size_t b = 0; b < to.size(); ++b)
-      if (is_variable(to[b]) && to[b].poly == e.poly) at = b;
+    ir::Size t;
+    for (size_t b = 0; b < to.size(); ++b) {
+      std::optional<Linear> l = linear(to[b]);
+      if (l && l->var == e->var && l->scale == 1) at = b, t = l->rest;
+    }
     if (!at) return std::nullopt;
+    ir::Size start = e->rest - ir::Size(e->scale) * t;
+    const ir::Size& length = space[*at];
+    if (length == ir::Size(1)) return std::nullopt;  // (an axis of one would not keep its place below)
+    if (start != ir::Size(0) || e->scale != 1 || length != n) {
+      if (!nonnegative(start) || !nonnegative(n - start - ir::Size(e->scale) * (length - 1) - 1))
+        return std::nullopt;
+      cut.sizes.back() = start;
+      cut.axes.back() = e->scale;
+      cut.extents.back() = length;
+      sliced = true;
+    }
     kept.push_back({*at, static_cast<size_t>(a)});
   }
+  if (sliced) s = graph.make(Op::Slice, {s}, cut);
   std::sort(kept.begin(), kept.end());
   ir::Shape target(to.size(), ir::Size(1));
   for (const auto& [b, a] : kept) target[b] = s->shape()[a];
@@ -146,14 +215,14 @@ std::optional<NodeRef> reindex(ir::Graph& graph, NodeRef s, const std::vector<In
 // Rebuilds element-wise `e` with its operand `main` replaced and every other
 // operand re-indexed from `from` to `to`.
 std::optional<NodeRef> reapply(Local& local, NodeRef e, size_t main, NodeRef new_main, const std::vector<Index>& from,
-                               const std::vector<Index>& to) {
+                               const std::vector<Index>& to, const ir::Shape& space) {
   std::vector<NodeRef> operands;
   for (size_t j = 0; j < e->inputs().size(); ++j) {
     if (j == main) {
       operands.push_back(new_main);
       continue;
     }
-    auto side = reindex(local.graph(), e->input(j), from, to);
+    auto side = reindex(local.graph(), e->input(j), from, to, space);
     if (!side) return std::nullopt;
     operands.push_back(*side);
   }
@@ -205,7 +274,7 @@ void consumer_across(Local& local, NodeRef c, size_t slot, NodeRef p, std::vecto
   std::vector<NodeRef> moved(p->inputs().size(), nullptr);
   for (size_t i = 0; i < p->inputs().size(); ++i) {
     if (p->input(i)->is_weak_scalar()) continue;
-    if (auto m = reapply(local, c, slot, p->input(i), r.out, r.inputs[i])) {
+    if (auto m = reapply(local, c, slot, p->input(i), r.out, r.inputs[i], p->input(i)->shape())) {
       moved[i] = *m;
       out.push_back({c, replace_input(local, p, i, *m)});
     }
@@ -227,10 +296,10 @@ void producer_across(Local& local, NodeRef c, size_t slot, NodeRef p, std::vecto
     NodeRef m = p->input(main);
     if (m->shape() != p->shape() || m->is_weak_scalar()) continue;
     NodeRef inner = replace_input(local, c, slot, m);
-    if (auto moved = reapply(local, p, main, inner, r.inputs[slot], r.out)) out.push_back({c, *moved});
+    if (auto moved = reapply(local, p, main, inner, r.inputs[slot], r.out, c->shape())) out.push_back({c, *moved});
     for (size_t t = 0; t < c->inputs().size(); ++t) {
       if (t == slot || c->input(t)->is_weak_scalar()) continue;
-      auto side = reapply(local, p, main, c->input(t), r.inputs[slot], r.inputs[t]);
+      auto side = reapply(local, p, main, c->input(t), r.inputs[slot], r.inputs[t], c->input(t)->shape());
       if (side && (*side)->shape() == c->input(t)->shape()) out.push_back({c, replace_input(local, inner, t, *side)});
     }
   }

@@ -173,18 +173,24 @@ class NkiEmitter {
     if (options_.fuse_rows)
       for (size_t i = 0; i < plan_.stages.size(); ++i) fusable[i] = row_fusable(plan_.stages[i]);
     // The emitter's own condition: every member is the shared rows and one
-    // free loop, the partition loop the innermost shared one.
+    // free loop, the partition loop the innermost shared one. (Members that
+    // share their free loop too, element-wise stages of one shape, share it
+    // as rows: each takes its whole row in turn, and a member that reads
+    // only what the same iteration of all loops wrote reads its own row.)
     auto accept = [&](const fuse::RowGroup& g) {
+      int rank = static_cast<int>(plan_.stages[g.first].extents.size());
+      if (g.shared < 1 || (rank != g.shared + 1 && rank != g.shared)) return false;
       for (size_t i = g.first; i <= g.last; ++i) {
         const Stage& s = plan_.stages[i];
         int D = static_cast<int>(s.extents.size());
-        if (g.shared < 1 || D != g.shared + 1 || free_loop(s) != D - 1 || partition_loop(s, D - 1) != D - 2) return false;
+        if (D != rank || free_loop(s) != D - 1 || partition_loop(s, D - 1) != D - 2) return false;
       }
       return true;
     };
     std::vector<fuse::RowGroup> groups =
         options_.fuse_rows ? fuse::row_groups(plan_, fusable, accept) : std::vector<fuse::RowGroup>{};
     std::erase_if(groups, [&](const fuse::RowGroup& g) { return !accept(g); });
+    for (fuse::RowGroup& g : groups) g.shared = static_cast<int>(plan_.stages[g.first].extents.size()) - 1;
     for (const fuse::RowGroup& g : groups) on_chip_buffers(g);
     k.groups = groups;
     // A contraction right after a group, reading the group's rows as its
@@ -366,6 +372,23 @@ class NkiEmitter {
   std::map<int, std::vector<int64_t>> resident_shape_;  // a one-dimensional one's layout: [1, N] or [N, 1]
   std::map<const Stage*, std::string> hoisted_;  // contraction -> its stationary K tiles of the current m block
   std::map<std::pair<Access, std::string>, std::string> loaded_;  // loads of the current block, reused
+  // Loads of a row group's block that come from one wider load: the access,
+  // its first column in that load, and that load's width.
+  struct Widened {
+    Access whole;
+    int64_t column = 0, width = 0;
+  };
+  std::map<Access, Widened> widened_;
+  // Results of a row group's members that land side by side in one row of
+  // an HBM buffer: each member writes its columns of one SBUF tile, and the
+  // last one stores the tile.
+  struct Joined {
+    Access whole;
+    int64_t column = 0, width = 0;
+    std::string tile;
+    bool last = false;
+  };
+  std::map<const Stage*, Joined> joined_;
   std::string tilings_;
   int next_ = 0, next_loop_ = 0;
   // The nest loops open around the current block, outermost first: where
@@ -816,6 +839,27 @@ class NkiEmitter {
       body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
       std::string slice = resident_index_or_copy(a, rb, rb.P, rb.F);
       return transposed_slice(slice, blk);
+    }
+    if (auto w = widened_.find(a); w != widened_.end() && moves_f && moves_p && !broadcast_free) {
+      // Its columns of the wider tile the group's members share. (An access
+      // names no width: the wider one may be a part's too, so it is loaded
+      // with the parts set aside.)
+      Widened wide = w->second;
+      Block wb = blk;
+      wb.F = wide.width;
+      std::map<Access, Widened> parts;
+      std::swap(parts, widened_);
+      std::string wide_range = blk.fvar + " = nl.arange(" + std::to_string(wide.width) + ")[None, :]";
+      body_.line(wide_range);
+      Value whole = load(wide.whole, wb, free_loop, part_loop, false);
+      if (body_.lines.back().second == wide_range)
+        body_.lines.pop_back();  // loaded already, or above the loops
+      else
+        body_.line(blk.fvar + " = nl.arange(" + std::to_string(blk.F) + ")[None, :]");
+      std::swap(parts, widened_);
+      if (wide.column == 0 && blk.F == wide.width) return whole;
+      return Value{whole.text + "[:, " + std::to_string(wide.column) + ":" + std::to_string(wide.column + blk.F) + "]",
+                   std::nullopt, false};
     }
     int64_t p = moves_p ? blk.P : 1, f = moves_f ? blk.F : 1;
     std::string index = hbm_index(a, blk);
@@ -1433,8 +1477,100 @@ class NkiEmitter {
   }
 
   // One block of rows: each stage's tiles, the on-chip ones left in tile_of_.
+  // Column runs of one buffer's rows: accesses with the same buffer and
+  // strides, in one row (same start row, no wrap), grouped where their
+  // columns [first, first + width) touch or overlap. Each run of several
+  // accesses that fits one tile gives (access, its first column in the run)
+  // and the run's access and width.
+  struct Run {
+    Access whole;
+    int64_t width = 0;
+    std::vector<std::pair<Access, int64_t>> parts;
+  };
+  std::vector<Run> column_runs(const std::vector<std::pair<Access, int64_t>>& accesses) const {
+    std::map<std::pair<int, std::vector<int64_t>>, std::vector<std::pair<Access, int64_t>>> by_rows;
+    for (const auto& [a, F] : accesses) by_rows[{a.buffer, a.strides}].push_back({a, F});
+    std::vector<Run> runs;
+    for (auto& [rows, parts] : by_rows) {
+      int64_t L = plan_.buffers.at(static_cast<size_t>(rows.first)).shape.back();
+      std::vector<std::tuple<int64_t, int64_t, Access>> cols;  // first column, width, access
+      for (const auto& [a, F] : parts) {
+        if (a.offset / L != parts[0].first.offset / L || a.offset % L + F > L) {
+          cols.clear();
+          break;
+        }
+        cols.push_back({a.offset % L, F, a});
+      }
+      std::sort(cols.begin(), cols.end(), [](const auto& x, const auto& y) { return std::get<0>(x) < std::get<0>(y); });
+      for (size_t k = 0; k < cols.size();) {
+        size_t e = k + 1;
+        int64_t lo = std::get<0>(cols[k]), hi = lo + std::get<1>(cols[k]);
+        while (e < cols.size() && std::get<0>(cols[e]) <= hi)
+          hi = std::max(hi, std::get<0>(cols[e]) + std::get<1>(cols[e])), ++e;
+        bool several = false;
+        for (size_t j = k + 1; j < e; ++j)
+          several = several || std::get<2>(cols[k]) < std::get<2>(cols[j]) || std::get<2>(cols[j]) < std::get<2>(cols[k]);
+        if (several && hi - lo <= limits_.free) {
+          Run run;
+          run.whole = std::get<2>(cols[k]);
+          run.whole.offset = run.whole.offset - run.whole.offset % L + lo;
+          run.width = hi - lo;
+          for (size_t j = k; j < e; ++j) run.parts.push_back({std::get<2>(cols[j]), std::get<0>(cols[j]) - lo});
+          runs.push_back(std::move(run));
+        }
+        k = e;
+      }
+    }
+    return runs;
+  }
+
+  // A row group's members that read one kernel input at the same rows but
+  // other columns (the two halves of each row, as rotate-half RoPE does
+  // after its element-wise ops moved across the concatenation) share one
+  // load of the columns they cover together, when those are contiguous and
+  // fit one tile: one DMA of whole rows instead of one per part. Likewise
+  // members whose results land side by side in a row of an HBM buffer (the
+  // parts of a concatenation) write one SBUF tile, stored once.
+  void join_columns(size_t first, size_t last, const RowsPlan& r, int64_t P) {
+    widened_.clear();
+    joined_.clear();
+    if (r.f < 0 || r.p < 0) return;
+    size_t f = static_cast<size_t>(r.f), p = static_cast<size_t>(r.p);
+    std::vector<std::pair<Access, int64_t>> reads, writes;
+    std::map<Access, std::vector<const Stage*>> writers;
+    for (size_t i = first; i <= last; ++i) {
+      const Stage& s = plan_.stages[i];
+      for (const Access& a : s.leaves) {
+        const tile::Buffer& b = plan_.buffers.at(static_cast<size_t>(a.buffer));
+        if (b.kind == tile::Buffer::Kind::Input && a.strides[f] == 1 && a.strides[p] != 0) reads.push_back({a, s.extents[f]});
+      }
+      const Access& o = s.out;
+      if (!s.reduced[f] && o.strides[f] == 1 && o.strides[p] != 0 && !resident_.count(o.buffer) && !on_chip_.count(o.buffer)) {
+        writes.push_back({o, s.extents[f]});
+        writers[o].push_back(&s);
+      }
+    }
+    for (const Run& run : column_runs(reads))
+      for (const auto& [a, column] : run.parts) widened_[a] = Widened{run.whole, column, run.width};
+    for (const Run& run : column_runs(writes)) {
+      std::string tile = fresh("y");
+      body_.line(tile + " = nl.ndarray((" + std::to_string(P) + ", " + std::to_string(run.width) +
+                 "), dtype=nl.float32, buffer=nl.sbuf)");
+      const Stage* last_writer = nullptr;
+      for (const auto& [a, column] : run.parts)
+        for (const Stage* w : writers[a]) {
+          joined_[w] = Joined{run.whole, column, run.width, tile, false};
+          if (!last_writer || w > last_writer) last_writer = w;
+        }
+      joined_[last_writer].last = true;
+    }
+  }
+
   void rows_block(size_t first, size_t last, const RowsPlan& r, const Block& b) {
+    widened_.clear();
+    joined_.clear();
     body_.line("ip = nl.arange(" + std::to_string(b.P) + ")[:, None]");
+    if (r.group) join_columns(first, last, r, b.P);
     if (!r.group) body_.line("jf = nl.arange(" + std::to_string(b.F) + ")[None, :]");
     body_.line("zp = nl.arange(1)[:, None]");
     body_.line("zf = nl.arange(1)[None, :]");
@@ -1539,6 +1675,17 @@ class NkiEmitter {
     }
     if (on_chip_.count(s.out.buffer)) {
       tile_of_[s.out.buffer] = v.text;
+      return;
+    }
+    if (auto j = joined_.find(&s); j != joined_.end() && !column && !v.constant && blk.P > 1) {
+      // Its columns of the tile that the members writing this row share.
+      const Joined& join = j->second;
+      body_.line(join.tile + "[:, " + std::to_string(join.column) + ":" + std::to_string(join.column + blk.F) + "] = " + v.text);
+      if (!join.last) return;
+      Block wb = blk;
+      wb.F = join.width;
+      body_.line(blk.fvar + " = nl.arange(" + std::to_string(join.width) + ")[None, :]");
+      store(join.whole, Value{join.tile, std::nullopt, false}, wb, join.width);
       return;
     }
     store(s.out, v, blk, column ? 1 : blk.F);

@@ -82,10 +82,20 @@ bool legal(const tile::Plan& plan, size_t first, size_t last, int shared) {
         if (w.out.buffer != a->buffer) continue;
         if (!writes_rows(plan, w, shared) || !reads_own_row(plan, plan.stages[j], *a, w, shared)) return false;
       }
-  // One writer per buffer written in the group (no concatenation parts).
-  for (size_t i = first; i <= last; ++i)
-    for (size_t k = 0; k < plan.stages.size(); ++k)
-      if (k != i && plan.stages[k].out.buffer == plan.stages[i].out.buffer) return false;
+  // One writer per buffer that the group reads; a buffer that no member reads
+  // (a result, or one read after the group) may be written in parts by
+  // several members, such as a concatenation's, as long as no stage outside
+  // the group writes it too.
+  for (size_t i = first; i <= last; ++i) {
+    int b = plan.stages[i].out.buffer;
+    bool read = false;
+    for (size_t j = first; j <= last; ++j)
+      for (const tile::Access* a : reads_of(plan.stages[j])) read = read || a->buffer == b;
+    for (size_t k = 0; k < plan.stages.size(); ++k) {
+      if (k == i || plan.stages[k].out.buffer != b) continue;
+      if (read || k < first || k > last) return false;
+    }
+  }
   return true;
 }
 

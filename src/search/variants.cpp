@@ -16,17 +16,31 @@ namespace {
 // in the order of element-wise ops share a signature. Each distinct heavy
 // op with its feeding set is numbered once in `ids`, shared by all variants,
 // so that a chain of n reductions costs n steps, not n^2 characters.
+// Besides, the signature ends with how many values must be buffers of their
+// own because of what reads them (as -1 - count): a concatenation that
+// element-wise ops read (one that is the result, or that a heavy op reads, is
+// only its parts written side by side), and an element-wise value that a
+// view (slice, transpose, broadcast, reshape) reads. So element-wise ops moved
+// across a concatenation or a slice make variants of their own.
 class Signatures {
  public:
   std::vector<int> of(ir::NodeRef root) {
     std::unordered_map<ir::NodeRef, std::vector<int>> feeds;  // sorted, distinct
+    std::set<ir::NodeRef> buffers;
     for (ir::NodeRef n : ir::topological_order({root})) {
+      ir::OpKind kind = ir::op_kind(n->op());
+      bool elementwise = kind == ir::OpKind::Unary || kind == ir::OpKind::Binary || kind == ir::OpKind::Select;
+      for (ir::NodeRef i : n->inputs()) {
+        ir::OpKind k = ir::op_kind(i->op());
+        bool produced = k == ir::OpKind::Unary || k == ir::OpKind::Binary || k == ir::OpKind::Select;
+        bool view = kind == ir::OpKind::Layout && n->op() != ir::Op::Concat;
+        if ((elementwise && i->op() == ir::Op::Concat) || (view && produced)) buffers.insert(i);
+      }
       std::vector<int> in;
       for (ir::NodeRef i : n->inputs()) in.insert(in.end(), feeds[i].begin(), feeds[i].end());
       std::sort(in.begin(), in.end());
       in.erase(std::unique(in.begin(), in.end()), in.end());
-      ir::OpKind k = ir::op_kind(n->op());
-      if (k == ir::OpKind::Contract || k == ir::OpKind::Reduce || k == ir::OpKind::Scan || n->op() == ir::Op::Concat) {
+      if (kind == ir::OpKind::Contract || kind == ir::OpKind::Reduce || kind == ir::OpKind::Scan || n->op() == ir::Op::Concat) {
         auto key = std::make_pair(std::string(ir::op_name(n->op())) + n->attrs().name, std::move(in));
         auto [it, fresh] = ids_.try_emplace(std::move(key), static_cast<int>(ids_.size()));
         feeds[n] = {it->second};
@@ -34,7 +48,9 @@ class Signatures {
         feeds[n] = std::move(in);
       }
     }
-    return feeds[root];
+    std::vector<int> signature = feeds[root];
+    signature.push_back(-1 - static_cast<int>(buffers.size()));
+    return signature;
   }
 
  private:

@@ -127,7 +127,7 @@ class Planner {
         result = true;
         continue;
       }
-      feeds_reshape |= u->op() == ir::Op::Reshape;
+      feeds_reshape |= u->op() == ir::Op::Reshape && !reshape_is_view(u);
       feeds_view |= is_view(u->op());
       feeds_heavy |= u->op() == ir::Op::Contract;
     }
@@ -143,7 +143,7 @@ class Planner {
     else if (op == ir::Op::Const || op == ir::Op::SizeValue)
       yes = false;
     else if (op == ir::Op::Reshape)
-      yes = true;  // a view, but it names a buffer
+      yes = !reshape_is_view(n);  // a view, but it names a buffer (unless it only moves axes of one)
     else if (is_view(op))
       yes = result || feeds_reshape;
     else if (is_elementwise(op))
@@ -154,7 +154,24 @@ class Planner {
     if (depth >= kMaxFusedDepth) yes = true;
     if (yes) materialized_.insert(n);
     fused_depth_[n] = yes ? 0 : depth;
-    if (op == ir::Op::Reshape && n->input(0)->op() != ir::Op::Input) materialize_dense(n->input(0));
+    if (op == ir::Op::Reshape && yes && n->input(0)->op() != ir::Op::Input) materialize_dense(n->input(0));
+  }
+
+  // A reshape that only inserts or drops axes of length one, read by
+  // element-wise ops and views other than reshapes, is an index map like a
+  // transpose: its input need not be dense, and it names no buffer.
+  bool reshape_is_view(ir::NodeRef n) {
+    if (n->op() != ir::Op::Reshape) return false;
+    for (ir::NodeRef u : consumers_[n])
+      if (!u || u->op() == ir::Op::Reshape) return false;
+    return non_unit_axes(n->shape()) == non_unit_axes(n->input(0)->shape());
+  }
+
+  std::vector<int64_t> non_unit_axes(const ir::Shape& shape) {
+    std::vector<int64_t> kept;
+    for (int64_t e : shape_of(shape))
+      if (e != 1) kept.push_back(e);
+    return kept;
   }
 
   // A reshape's input must be a dense buffer: the input itself, or (when it is
@@ -379,6 +396,24 @@ class Planner {
         return build(s, n->input(0), x);
       }
       case ir::Op::Broadcast: return build(s, n->input(0), align(n->input(0), n, m));
+      case ir::Op::Reshape: {  // only axes of one move (reshape_is_view): the others pair up in order
+        ir::NodeRef x = n->input(0);
+        std::vector<int64_t> xs = shape_of(x->shape()), ys = shape_of(n->shape());
+        IndexMap r;
+        size_t k = 0;
+        for (int64_t e : xs) {
+          while (k < ys.size() && ys[k] == 1) ++k;
+          if (e == 1 || k >= ys.size()) {
+            r.coef.emplace_back(s.extents.size(), 0);
+            r.offset.push_back(0);
+            continue;
+          }
+          r.coef.push_back(m.coef[k]);
+          r.offset.push_back(m.offset[k]);
+          ++k;
+        }
+        return build(s, x, r);
+      }
       case ir::Op::Slice: {
         IndexMap x = m;
         for (size_t a = 0; a < x.coef.size(); ++a) {
@@ -410,7 +445,6 @@ class Planner {
       case ir::Op::ReduceMin:
       case ir::Op::Cumsum:
       case ir::Op::Contract:
-      case ir::Op::Reshape:
       case ir::Op::Concat: break;
     }
     if (!is_elementwise(n->op()))

@@ -99,6 +99,49 @@ TEST_P(SharedInput, FindsOneContractionOverConcatenatedOperands) {
 
 INSTANTIATE_TEST_SUITE_P(AlgebraPropagate, SharedInput, ::testing::Values("gated_mlp", "lora"));
 
+// rope's element-wise ops move across its concatenation (rotate_half): the
+// result becomes the concatenation of two element-wise parts that read slices
+// of x, cos and sin, with no concatenated intermediate. The slices of the
+// side operands come from the offset between a part's index and the
+// concatenation's (D - D//2 for the second half), proved for every even and
+// odd D.
+TEST(AlgebraPropagate, RopeMovesElementwiseOpsAcrossTheConcatenation) {
+  Explored e;
+  explore("rope", e);
+  EXPECT_TRUE(find_variant(e, [](NodeRef v) {
+    if (v->op() != Op::Concat) return false;
+    for (NodeRef n : ir::topological_order({v}))
+      if (n != v && n->op() == Op::Concat) return false;
+    for (NodeRef part : v->inputs())
+      if (ir::op_kind(part->op()) != ir::OpKind::Binary) return false;
+    return true;
+  }, "rope, the concatenation outermost"));
+}
+
+// A side operand broadcast along the other axis is sliced along the
+// concatenated one: a * c[:N] and b * c[N:] side by side.
+TEST(AlgebraPropagate, MovesAcrossConcatenationWithBroadcastSide) {
+  auto file = std::make_shared<SourceFile>(SourceFile{"k.py", R"(import numpy as np
+def k(a: "f32[M, N]", b: "f32[M, K]", c: "f32[N + K]"):
+    return np.concatenate([a, b], axis=1) * c
+)"});
+  ir::Program program = lang::compile_source(file);
+  nugraph::NuGraph graph;
+  nugraph::ClassId root = graph.add_term(program.kernel.outputs[0]);
+  smt::Prover prover;
+  propagate(graph, prover, {});
+  ir::Graph out;
+  bool found = false;
+  for (NodeRef v : nugraph::enumerate_variants(graph, graph.find(root), 200, out)) {
+    if (v->op() != Op::Concat) continue;
+    found = true;
+    ir::Function f;
+    f.outputs = {v};
+    std::cout << ir::print_numpy(f);
+  }
+  EXPECT_TRUE(found) << "a * c[:N] and b * c[N:] side by side";
+}
+
 // exp moved past a matmul is proposed (the consumer onto a producer input),
 // refuted, and never merged.
 TEST(AlgebraPropagate, WrongProposalIsRefutedAndNeverMerged) {

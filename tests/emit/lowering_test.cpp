@@ -144,6 +144,24 @@ std::string nki_of(const std::string& name, const ir::Dims& dims) {
   return nki_of_file(kSource + "/bench/kernels/" + name + ".py", dims);
 }
 
+// Rotate-half RoPE with the concatenation outermost: the two halves run as
+// one row group that loads each row of x once (both halves read both halves)
+// and stores each row of the result once, its halves written side by side
+// into one SBUF tile, not as two half-width DMAs each.
+TEST(Trn1, ConcatenationPartsShareTheirRowsLoadsAndStores) {
+  std::string source = nki_of_file(kSource + "/tests/trn1/programs/rope_halves.py", ir::Dims{{"H", 8}, {"S", 256}, {"E", 64}});
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = source.find(what); at != std::string::npos; at = source.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("nl.load(x["), 1u) << source;
+  EXPECT_EQ(count("nl.store("), 1u) << source;
+  EXPECT_NE(source.find("nl.load(x[i1, p0 * 128 + ip, jf])"), std::string::npos) << source;
+  EXPECT_NE(source.find("[:, 0:64] = "), std::string::npos) << source;
+  EXPECT_NE(source.find("[:, 64:128] = "), std::string::npos) << source;
+}
+
 // Intermediates whose accesses differ from the plain (rows, columns) layout
 // stay in SBUF: dimensions of one dropped (a rank-0 sum, [1, N] and [N, 1, M]
 // results), a dimension the program splits in two (heads), a buffer whose
