@@ -929,7 +929,7 @@ class NkiEmitter {
       for (size_t l = 0; l < out.strides.size(); ++l) {
         if (out.strides[l] == 0) continue;
         if (blk.axes[l].role == Axis::Partition) part = static_cast<int>(l);
-        if (blk.axes[l].role == Axis::Free) moves_f = true;
+        if (blk.axes[l].role == Axis::Free && f > 1) moves_f = true;  // (one column does not move)
       }
       if (part >= 0 && out.strides[static_cast<size_t>(part)] == 1 && rshape.back() > 1 && blk.P > 1 &&
           blk.P <= limits_.partitions && !moves_f && f == 1) {
@@ -937,6 +937,8 @@ class NkiEmitter {
         // engine into a [1, P] row, which lands along the row's free axis
         // (by DMA where that row is not partition 0's).
         Block rb = blk;
+        for (Axis& ax : rb.axes)
+          if (ax.role == Axis::Free) ax.role = Axis::Scalar;  // (its one column)
         rb.axes[static_cast<size_t>(part)].role = Axis::Free;
         rb.fvar = "jk";
         rb.F = blk.P, rb.P = 1;
@@ -2485,6 +2487,8 @@ class NkiEmitter {
     if (!has_p && (shape[r - 2] == 1 || (by_dma && shape[r - 2] <= limits_.partitions)) && along[r - 2].empty())
       along[r - 2] = "zp", has_p = true;  // by DMA, one row at any partition
     if (!has_f && shape[r - 1] == 1 && along[r - 1].empty()) along[r - 1] = "zf", has_f = true;
+    // One element of a row that outer loops pick: a [.., 1] tile at that column.
+    if (!has_f && !along[r - 1].empty()) along[r - 1] = plus(along[r - 1], "zf"), has_f = true;
     if (!has_p || !has_f) throw NotResident{a.buffer};
     std::string index;
     for (size_t d = 0; d < r; ++d) {
