@@ -166,8 +166,10 @@ TEST(Trn1, ConcatenationPartsShareTheirRowsLoadsAndStores) {
 // stay in SBUF: dimensions of one dropped (a rank-0 sum, [1, N] and [N, 1, M]
 // results), a dimension the program splits in two (heads), a buffer whose
 // last dimension every access walks on the partitions (a column layout),
-// loops of a single step, rows at a partition offset, one element of a row picked by an outer loop (retnet), and a column written as a row from a one-column tile (xent). Whether the kernels compute the right
-// numbers is the trn1_programs test's to check, under the simulator.
+// loops of a single step, rows at a partition offset, one element of a row
+// picked by an outer loop (retnet), and a column written as a row from a
+// one-column tile (xent). Whether the kernels compute the right numbers is
+// the trn1_programs test's to check, under the simulator.
 TEST(Trn1, IntermediatesOfOtherLayoutsStayInSbuf) {
   for (std::string name : {"bloom_alibi_attention", "whisper_conv_stem", "einsum_basic", "reductions_full",
                            "scalars_fixed", "fixed_only", "retnet_decay_mask", "xent_ufunc_reduce"}) {
