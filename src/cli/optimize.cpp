@@ -194,7 +194,9 @@ const Command& optimize_command() {
        {"--variants", "N", "variants of the nu-graph to try, the original included (default 4)"},
        {"--seed", "S", "seed of the random validation inputs (default 0)"},
        {"--entry", "NAME", "the kernel to use (default: the last def in the file)"},
-       {"--no-algebra", "", "ablation: the program as written, no nu-graph variants"},
+       {"--no-algebra", "",
+        "ablation: the program as written, no nu-graph variants (and for\n"
+        "trn1 no operator propagation on the lowered steps)"},
        {"--no-fusion", "",
         "ablation: every op in its own loop nest and buffer (no chains,\n"
         "epilogues or row groups)"},

@@ -6,11 +6,14 @@
 #include <functional>
 #include <iomanip>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 
+#include "algebra/propagate.h"
 #include "ir/scalar.h"
 #include "isa/cover.h"
+#include "nugraph/extract.h"
 #include "support/diag.h"
 
 namespace axon::emit {
@@ -704,13 +707,16 @@ class NkiEmitter {
     for (size_t i = 0; i < leaf_nodes.size(); ++i) done[leaf_nodes[i]->id()] = leaves[i];
     if (auto it = done.find(root->id()); it != done.end()) return it->second;
     if (std::optional<double> c = fold(root)) return Value{number(*c), c, false};
-    isa::Cover cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges());
-    if (options_.engines == NkiOptions::Engines::Spread) {
-      // The spread cover is greedy: it is kept where it leaves the busiest
-      // compute engine less to do than the cheapest cover does.
-      isa::Cover spread_cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges(), spread(blk));
-      if (busiest_compute(cover_load(spread_cover, root, done, blk)) < busiest_compute(cover_load(cover, root, done, blk)))
-        cover = std::move(spread_cover);
+    isa::Cover cover = best_cover(root, done, blk);
+    if (options_.repropagate) {
+      // The second round of operator propagation, on the lowered step.
+      if (std::optional<Variant> v = propagated(root, done, blk, busiest_compute(cover_load(cover, root, done, blk)))) {
+        body_.line("# this step's expression as operator propagation rewrote it (each rewrite proved): " + v->text);
+        ++counts_.repropagated;
+        root = v->root;
+        done = std::move(v->done);
+        cover = std::move(v->cover);
+      }
     }
     std::function<Value(ir::NodeRef)> emit = [&](ir::NodeRef n) -> Value {
       if (auto it = done.find(n->id()); it != done.end()) return it->second;
@@ -723,6 +729,155 @@ class NkiEmitter {
     return emit(root);
   }
 
+  // The cheapest cover of `root`, or the spread one where that leaves the
+  // busiest compute engine less to do (the spread cover is greedy).
+  isa::Cover best_cover(ir::NodeRef root, const std::map<int, Value>& done, const Block& blk) {
+    isa::Cover cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges());
+    if (options_.engines == NkiOptions::Engines::Spread) {
+      isa::Cover spread_cover = isa::cover_expression(root, "sbuf", synth_, fn_.loc, tile_ranges(), spread(blk));
+      if (busiest_compute(cover_load(spread_cover, root, done, blk)) < busiest_compute(cover_load(cover, root, done, blk)))
+        cover = std::move(spread_cover);
+    }
+    return cover;
+  }
+
+  // A proved variant of a step's expression, with its leaves' tiles.
+  struct Variant {
+    ir::NodeRef root;
+    std::map<int, Value> done;
+    isa::Cover cover;
+    std::string text;
+  };
+
+  // Operator propagation on the expression of one lowered step (its leaves
+  // are the step's tiles): every rewrite proved for all sizes of the tiles,
+  // as at the program level. The program-level round cannot see these
+  // expressions whole: lowering made them, fusing an epilogue into a fold's
+  // step or a row group's members into one block. Of the variants, the one
+  // whose cover leaves the busiest compute engine least to do, when that is
+  // less than `busiest` (the expression as it came), or nullopt. Each variant
+  // is weighed by its cheapest cover; with the engines spread, the few best
+  // are covered again that way.
+  std::optional<Variant> propagated(ir::NodeRef root, const std::map<int, Value>& done, const Block& blk, double busiest) {
+    size_t ops = op_count(root);
+    // Covering is the cost (each node's regions are looked up among the
+    // proved lowerings), so the round takes steps of a few ops only.
+    if (ops < 2 || ops > kMaxPropagatedOps) return std::nullopt;
+    std::map<int64_t, std::pair<std::string, Value>> leaf_of;  // by input index: its name, its tile
+    for (ir::NodeRef n : ir::topological_order({root}))
+      if (n->op() == ir::Op::Input) {
+        auto it = done.find(n->id());
+        if (it == done.end()) return std::nullopt;
+        leaf_of[n->attrs().index] = {n->attrs().name, it->second};
+      }
+    auto tiles_of = [&](ir::NodeRef v) {
+      std::map<int, Value> vdone;
+      for (ir::NodeRef n : ir::topological_order({v}))
+        if (n->op() == ir::Op::Input) vdone[n->id()] = leaf_of.at(n->attrs().index).second;
+      return vdone;
+    };
+    const StepVariants::Entry& entry = step_variants(root, leaf_of, blk);
+    // The variants by what their cheapest covers leave on the busiest engine.
+    std::vector<std::pair<double, size_t>> ranked;
+    for (size_t i = 0; i < entry.variants.size(); ++i) {
+      std::map<std::string, double> load = busy_ns_;
+      for (const auto& [engine, ns] : entry.variants[i].second) load[engine] += ns;
+      ranked.push_back({busiest_compute(load), i});
+    }
+    std::stable_sort(ranked.begin(), ranked.end());
+    const size_t tries = options_.engines == NkiOptions::Engines::Spread ? 4 : 1;
+    std::optional<Variant> best;
+    double most = busiest;
+    for (size_t r = 0; r < ranked.size() && r < tries; ++r) {
+      ir::NodeRef v = entry.variants[ranked[r].second].first;
+      std::map<int, Value> vdone = tiles_of(v);
+      isa::Cover cover = best_cover(v, vdone, blk);
+      double load = busiest_compute(cover_load(cover, v, vdone, blk));
+      if (load < most * (1 - 1e-9)) {
+        most = load;
+        ir::Function f;
+        f.outputs = {v};
+        best = Variant{v, std::move(vdone), std::move(cover), one_line(f, leaf_of)};
+      }
+    }
+    return best;
+  }
+
+  // The proved variants of a step's expression with the time each one's
+  // cheapest cover adds per engine, from the search's store or found now.
+  const StepVariants::Entry& step_variants(ir::NodeRef root,
+                                           const std::map<int64_t, std::pair<std::string, Value>>& leaf_of,
+                                           const Block& blk) {
+    ir::Function expression;
+    expression.outputs = {root};
+    std::ostringstream key;
+    key << ir::print_numpy(expression) << "|P=" << blk.P << " F=" << blk.F << " trips=" << blk.trips;
+    for (const auto& [index, leaf] : leaf_of)
+      key << "|" << index << (leaf.second.column ? " column" : " tile")
+          << (leaf.second.constant ? " = " + number(*leaf.second.constant) : "");
+    StepVariants& store = options_.step_variants ? *options_.step_variants : own_step_variants_;
+    auto [it, fresh] = store.by_step.try_emplace(key.str());
+    if (!fresh) return it->second;
+    StepVariants::Entry& entry = it->second;
+    const size_t ops = op_count(root);
+    entry.graph = std::make_shared<ir::Graph>();
+    nugraph::Limits limits;
+    limits.max_nodes = 400;
+    limits.max_classes = 200;
+    nugraph::NuGraph graph(limits);
+    nugraph::ClassId c = graph.add_term(root);
+    algebra::PropagationOptions po;
+    po.max_iterations = 2;
+    po.max_proposals = 120;
+    algebra::propagate(graph, synth_.prover(), po);
+    const int start = synth_.candidates_tried();
+    for (ir::NodeRef v : nugraph::enumerate_variants(graph, graph.find(c), 64, *entry.graph)) {
+      // A variant's regions that no earlier cover met are synthesized now
+      // (new constants make new specs): the round stops at a budget of
+      // candidate instruction trees, so that its cost stays bounded.
+      if (synth_.candidates_tried() - start > kSynthesisBudget) break;
+      std::map<int, Value> vdone;
+      for (ir::NodeRef n : ir::topological_order({v}))
+        if (n->op() == ir::Op::Input) vdone[n->id()] = leaf_of.at(n->attrs().index).second;
+      // A variant with more ops than the expression is not covered: more
+      // instructions, in all but rare cases, and a slower cover.
+      if (fold(v) || op_count(v) > ops) continue;
+      try {
+        isa::Cover cover = isa::cover_expression(v, "sbuf", synth_, fn_.loc, tile_ranges());
+        std::map<std::string, double> added;
+        for (const auto& [engine, ns] : cover_load(cover, v, vdone, blk, std::map<std::string, double>{})) added[engine] += ns;
+        entry.variants.push_back({v, std::move(added)});
+      } catch (const UserError&) {
+        // a variant with an op no instruction computes
+      }
+    }
+    return entry;
+  }
+  StepVariants own_step_variants_;
+  static constexpr size_t kMaxPropagatedOps = 12;
+  static constexpr int kSynthesisBudget = 12000;  // per step expression
+
+  static size_t op_count(ir::NodeRef root) {
+    size_t ops = 0;
+    for (ir::NodeRef n : ir::topological_order({root})) ops += ir::op_kind(n->op()) != ir::OpKind::Leaf;
+    return ops;
+  }
+
+
+  // A step's expression on one comment line: its temporaries renamed so that
+  // they are not taken for the kernel's tiles, its leaves named by them.
+  static std::string one_line(const ir::Function& f, const std::map<int64_t, std::pair<std::string, Value>>& leaf_of) {
+    std::string text;
+    std::istringstream lines(std::regex_replace(ir::print_numpy(f), std::regex("\\bt([0-9]+)\\b"), "v$1"));
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) text += (text.empty() ? "" : "; ") + line;
+    std::string leaves;
+    for (const auto& [index, leaf] : leaf_of)
+      leaves += (leaves.empty() ? "" : ", ") + leaf.first + " = " +
+                (leaf.second.constant ? number(*leaf.second.constant) : leaf.second.text);
+    return text + " (" + leaves + ")";
+  }
+
   // The most time any compute engine (not DMA, which runs beside them) has.
   static double busiest_compute(const std::map<std::string, double>& m) {
     double most = 0;
@@ -733,9 +888,10 @@ class NkiEmitter {
 
   // Each engine's time after the instructions of `cover` that compute `root`
   // (the nodes in `done` are there already) are added to the kernel's so far.
+  // `base` (by default each engine's time so far) plus what the cover adds.
   std::map<std::string, double> cover_load(const isa::Cover& cover, ir::NodeRef root, const std::map<int, Value>& done,
-                                           const Block& blk) const {
-    std::map<std::string, double> load = busy_ns_;
+                                           const Block& blk, std::optional<std::map<std::string, double>> base = std::nullopt) const {
+    std::map<std::string, double> load = base ? *base : busy_ns_;
     std::set<int> seen;
     std::function<void(const isa::InstrTree&)> tree = [&](const isa::InstrTree& t) {
       if (!t.instr) return;

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "fuse/rows.h"
@@ -22,6 +23,19 @@
 #include "tile/plan.h"
 
 namespace axon::emit {
+
+/// What the instruction-level propagation found for each step expression it
+/// saw: the expression's proved variants and, for each, the time its
+/// cheapest cover adds to each engine. Shared by the kernels of one search
+/// (which lower the same steps many times over) so that each expression is
+/// propagated and covered once per tile size.
+struct StepVariants {
+  struct Entry {
+    std::shared_ptr<ir::Graph> graph;  // the variants' nodes
+    std::vector<std::pair<ir::NodeRef, std::map<std::string, double>>> variants;
+  };
+  std::map<std::string, Entry> by_step;  // by the expression, its leaves and the block's sizes
+};
 
 struct NkiOptions {
   bool fuse_rows = true;  // row groups keep intermediates on chip
@@ -38,6 +52,14 @@ struct NkiOptions {
   /// Scratch buffers that fit stay in SBUF for the whole kernel (with
   /// fuse_rows); false: they go through HBM.
   bool resident = true;
+  /// Operator propagation again on each lowered step's expression (which
+  /// lowering may have put together from several ops of the program: an
+  /// epilogue, a row group's member): its proved variants are covered with
+  /// instructions and the one that leaves the busiest compute engine least
+  /// to do is emitted.
+  bool repropagate = true;
+  /// Where the propagated steps are kept between kernels (null: this kernel's own).
+  std::shared_ptr<StepVariants> step_variants;
 };
 
 /// What the kernel executes at its sizes, counted from the emitted loops.
@@ -45,6 +67,7 @@ struct NkiCounts {
   std::map<std::string, double> instructions;  // engine -> instructions issued
   std::map<std::string, double> busy_ns;       // engine -> its time by the description's costs (no overlap)
   double hbm_read_bytes = 0, hbm_write_bytes = 0;
+  int repropagated = 0;  // steps whose expression the instruction-level propagation rewrote
   /// The most instructions any one engine issues (DMA transfers excluded).
   double busiest() const;
   std::string busiest_engine() const;

@@ -78,6 +78,10 @@ class Synthesizer {
   std::optional<Lowering> prove_fusion(const hw::Instruction& fused, const hw::Instruction& first,
                                        const hw::Instruction& then);
 
+  /// The prover the lowerings are proved with (for other proofs of the
+  /// same emission, which then share its cache).
+  smt::Prover& prover() { return prover_; }
+
   int candidates_tried() const { return tried_; }
   int candidates_proved() const { return proved_; }
 

@@ -228,6 +228,7 @@ class Search::Impl {
         PointRequest request;
         request.fuse_rows = rows;
         request.default_tiling = options_.default_tiling;
+        request.algebra = !options_.no_algebra;
         request.tiling_space = !options_.default_tiling && !options_.no_tuning;
         std::vector<KernelPtr> kernels = target_.kernels(*plan, variants.functions[v], request, space.points);
         std::vector<KernelPtr> twins = check_twins(variants.functions[v], fusion, request, kernels.size());

@@ -57,6 +57,7 @@ struct PointRequest {
   bool fuse_rows = false;       // row groups (fuse/rows.h) where the tilings allow
   bool tiling_space = true;     // false: the heuristic tiling only
   bool default_tiling = false;  // the ablation: no register-tile search at all
+  bool algebra = true;          // false (the ablation): no operator propagation on the lowered steps either
 };
 
 /// A compiled kernel: the file the runner loads and the symbol it calls.

@@ -144,6 +144,8 @@ class Trn1Target : public search::Target {
       o.fuse_rows = request.fuse_rows;
       o.transpose = t;
       o.engines = engines;
+      o.repropagate = request.algebra;
+      o.step_variants = step_variants_;
       points += 1;
       emit::NkiKernel k = emit::emit_nki(plan, fn, description_, synth_, o);
       double e = estimate(k.counts);
@@ -170,6 +172,7 @@ class Trn1Target : public search::Target {
   std::vector<search::Baseline> baselines(const tile::Plan& unfused, const ir::Function& original) override {
     emit::NkiOptions o;
     o.fuse_rows = false;
+    o.repropagate = false;  // op-by-op lowering
     o.transpose = emit::NkiOptions::Transpose::Dma;
     std::vector<std::vector<int64_t>> ins, outs;
     for (int b : unfused.inputs) ins.push_back(unfused.buffers[static_cast<size_t>(b)].shape);
@@ -252,6 +255,8 @@ class Trn1Target : public search::Target {
  private:
   hw::Description description_;
   isa::Synthesizer synth_;
+  // The instruction-level propagation's steps, kept across the kernels of a search.
+  std::shared_ptr<emit::StepVariants> step_variants_ = std::make_shared<emit::StepVariants>();
   std::optional<timing::Trn1Params> params_ = timing_params(description_);
   int runs_ = 0;
 
