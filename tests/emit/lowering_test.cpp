@@ -290,6 +290,23 @@ TEST(Trn1, RowGroupsAndTheirContractionsShareOneNestInSbuf) {
   EXPECT_NE(attention.find("buffer=nl.sbuf)"), std::string::npos) << "700 columns take two PSUM tiles:\n" << attention;
 }
 
+// One program (its source text) emitted for trn1 at M=256, N=2048 with two
+// sets of options; every lowering either used must be proved.
+std::pair<emit::NkiKernel, emit::NkiKernel> nki_pair(const std::string& text, const emit::NkiOptions& first,
+                                                     const emit::NkiOptions& second) {
+  auto file = std::make_shared<SourceFile>();
+  file->path = "<trn1>";
+  file->text = text;
+  ir::Program program = lang::compile_source(file);
+  hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
+  tile::Plan plan = tile::plan_function(program.kernel, {{"M", 256}, {"N", 2048}});
+  smt::Prover prover;
+  isa::Synthesizer synth(target, prover);
+  emit::NkiKernel a = emit::emit_nki(plan, program.kernel, target, synth, first);
+  emit::NkiKernel b = emit::emit_nki(plan, program.kernel, target, synth, second);
+  for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << l.spec_text;
+  return {std::move(a), std::move(b)};
+}
 
 // Spreading element-wise steps over the engines: steps that Vector and
 // Scalar can both run (x * a + b with columns a, b: a two-operation
@@ -298,9 +315,10 @@ TEST(Trn1, RowGroupsAndTheirContractionsShareOneNestInSbuf) {
 // busiest one least busy: the cheapest kernel puts every step on Scalar, the
 // spread one moves some to Vector; every lowering is still proved.
 TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "<spread>";
-  file->text =
+  emit::NkiOptions cheapest, spread;
+  cheapest.engines = emit::NkiOptions::Engines::Cheapest;
+  spread.engines = emit::NkiOptions::Engines::Spread;
+  auto [a, b] = nki_pair(
       "import numpy as np\n"
       "def k(x: 'f32[M, N]', a: 'f32[M, 1]', b: 'f32[M, 1]', c: 'f32[M, 1]', d: 'f32[M, 1]') -> 'f32[M, N]':\n"
       "    y = x * a + b\n"
@@ -309,18 +327,8 @@ TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
       "    y = y * c + b\n"
       "    y = y * a + b\n"
       "    y = y * c + d\n"
-      "    return y * y\n";
-  ir::Program program = lang::compile_source(file);
-  hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
-  tile::Plan plan = tile::plan_function(program.kernel, {{"M", 256}, {"N", 2048}});
-  smt::Prover prover;
-  isa::Synthesizer synth(target, prover);
-  emit::NkiOptions cheapest, spread;
-  cheapest.engines = emit::NkiOptions::Engines::Cheapest;
-  spread.engines = emit::NkiOptions::Engines::Spread;
-  emit::NkiKernel a = emit::emit_nki(plan, program.kernel, target, synth, cheapest);
-  emit::NkiKernel b = emit::emit_nki(plan, program.kernel, target, synth, spread);
-  for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << l.spec_text;
+      "    return y * y\n",
+      cheapest, spread);
   auto busy = [](const emit::NkiKernel& k, const std::string& engine) {
     return k.counts.busy_ns.count(engine) ? k.counts.busy_ns.at(engine) : 0.0;
   };
@@ -341,22 +349,13 @@ TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
 // The kernel says which expression it emitted; every lowering is proved; the
 // variants never leave the busiest engine busier.
 TEST(Trn1, OperatorPropagationRewritesLoweredSteps) {
-  auto file = std::make_shared<SourceFile>();
-  file->path = "<steps>";
-  file->text =
-      "import numpy as np\n"
-      "def k(x: 'f32[M, N]') -> 'f32[M, N]':\n"
-      "    return 0.5 * x * (1.0 + np.tanh(0.8 * (x + 0.044715 * x ** 3)))\n";
-  ir::Program program = lang::compile_source(file);
-  hw::Description target = hw::load_description(kSource + "/hw/trn1.json");
-  tile::Plan plan = tile::plan_function(program.kernel, {{"M", 256}, {"N", 2048}});
-  smt::Prover prover;
-  isa::Synthesizer synth(target, prover);
   emit::NkiOptions off, on;
   off.repropagate = false;
-  emit::NkiKernel a = emit::emit_nki(plan, program.kernel, target, synth, off);
-  emit::NkiKernel b = emit::emit_nki(plan, program.kernel, target, synth, on);
-  for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << l.spec_text;
+  auto [a, b] = nki_pair(
+      "import numpy as np\n"
+      "def k(x: 'f32[M, N]') -> 'f32[M, N]':\n"
+      "    return 0.5 * x * (1.0 + np.tanh(0.8 * (x + 0.044715 * x ** 3)))\n",
+      off, on);
   EXPECT_EQ(a.counts.repropagated, 0);
   EXPECT_GT(b.counts.repropagated, 0);
   EXPECT_NE(b.source.find("as operator propagation rewrote it (each rewrite proved)"), std::string::npos) << b.source;
