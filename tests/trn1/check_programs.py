@@ -99,6 +99,15 @@ def bench_sizes(axon):
 
 
 def main():
+    if len(sys.argv) >= 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
+    if len(sys.argv) < 2:
+        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
+        return 2
+    if not os.access(sys.argv[1], os.X_OK):
+        print(f"check_programs.py: error: {sys.argv[1]} is not an executable axon binary", file=sys.stderr)
+        return 2
     axon = sys.argv[1]
     if "--bench-sizes" in sys.argv[2:]:
         return bench_sizes(axon)
