@@ -770,12 +770,6 @@ class NkiEmitter {
         if (it == done.end()) return std::nullopt;
         leaf_of[n->attrs().index] = {n->attrs().name, it->second};
       }
-    auto tiles_of = [&](ir::NodeRef v) {
-      std::map<int, Value> vdone;
-      for (ir::NodeRef n : ir::topological_order({v}))
-        if (n->op() == ir::Op::Input) vdone[n->id()] = leaf_of.at(n->attrs().index).second;
-      return vdone;
-    };
     const StepVariants::Entry& entry = step_variants(root, leaf_of, blk);
     // The variants by what their cheapest covers leave on the busiest engine.
     std::vector<std::pair<double, size_t>> ranked;
@@ -790,7 +784,7 @@ class NkiEmitter {
     double most = busiest;
     for (size_t r = 0; r < ranked.size() && r < tries; ++r) {
       ir::NodeRef v = entry.variants[ranked[r].second].first;
-      std::map<int, Value> vdone = tiles_of(v);
+      std::map<int, Value> vdone = tiles_of(v, leaf_of);
       isa::Cover cover = best_cover(v, vdone, blk);
       double load = busiest_compute(cover_load(cover, v, vdone, blk));
       if (load < most * (1 - 1e-9)) {
@@ -836,9 +830,7 @@ class NkiEmitter {
       // (new constants make new specs): the round stops at a budget of
       // candidate instruction trees, so that its cost stays bounded.
       if (synth_.candidates_tried() - start > kSynthesisBudget) break;
-      std::map<int, Value> vdone;
-      for (ir::NodeRef n : ir::topological_order({v}))
-        if (n->op() == ir::Op::Input) vdone[n->id()] = leaf_of.at(n->attrs().index).second;
+      std::map<int, Value> vdone = tiles_of(v, leaf_of);
       // A variant with more ops than the expression is not covered: more
       // instructions, in all but rare cases, and a slower cover.
       if (fold(v) || op_count(v) > ops) continue;
@@ -854,6 +846,14 @@ class NkiEmitter {
     return entry;
   }
   StepVariants own_step_variants_;
+
+  // The tiles of a variant's leaves, by node, from its step's leaves by input index.
+  static std::map<int, Value> tiles_of(ir::NodeRef v, const std::map<int64_t, std::pair<std::string, Value>>& leaf_of) {
+    std::map<int, Value> tiles;
+    for (ir::NodeRef n : ir::topological_order({v}))
+      if (n->op() == ir::Op::Input) tiles[n->id()] = leaf_of.at(n->attrs().index).second;
+    return tiles;
+  }
   static constexpr size_t kMaxPropagatedOps = 12;
   static constexpr int kSynthesisBudget = 12000;  // per step expression
 
