@@ -16,45 +16,70 @@ namespace {
 
 using Binding = std::map<std::string, ir::Size>;
 
-// The single size name `size` is, if it is exactly one.
-std::optional<std::string> lone_name(const ir::Size& size) {
-  std::vector<std::string> names = size.names();
-  if (names.size() == 1 && size == ir::Size::name(names[0])) return names[0];
-  return std::nullopt;
+// The single size name `size` is, if it is exactly one (read in place: this
+// runs for every operand of every candidate the synthesizer enumerates).
+const std::string* lone_name(const ir::Size& size) {
+  const ir::Size::Terms& terms = size.terms();
+  if (terms.size() != 1) return nullptr;
+  const auto& [monomial, coefficient] = *terms.begin();
+  if (coefficient != 1 || monomial.size() != 1 || monomial[0].second != 1 || !monomial[0].first.is_name())
+    return nullptr;
+  return &monomial[0].first.name;
 }
 
 // Binds the instruction's size names so that its type `formal` equals
-// `actual`, within the instruction's limits and the spec's ranges.
+// `actual`, within the instruction's limits and the spec's ranges: the names
+// `binding` lacks are appended to `added` (nothing is changed on failure, so a
+// candidate that does not fit costs no copy of the binding).
 bool unify(const hw::Instruction& instr, const ir::TensorType& formal, const ir::TensorType& actual, const Spec& spec,
-           Binding& binding) {
+           const Binding& binding, std::vector<std::pair<const std::string*, const ir::Size*>>& added) {
   if (formal.rank() != actual.rank()) return false;
+  size_t first_added = added.size();
+  auto fail = [&] {
+    added.resize(first_added);
+    return false;
+  };
   for (int d = 0; d < formal.rank(); ++d) {
     const ir::Size& f = formal.shape[d];
     const ir::Size& a = actual.shape[d];
     if (f.is_constant()) {
-      if (f != a) return false;
+      if (f != a) return fail();
       continue;
     }
-    std::optional<std::string> name = lone_name(f);
-    if (!name) return false;
-    auto bound = binding.find(*name);
-    if (bound != binding.end()) {
-      if (bound->second != a) return false;
+    const std::string* name = lone_name(f);
+    if (!name) return fail();
+    if (auto bound = binding.find(*name); bound != binding.end()) {
+      if (bound->second != a) return fail();
+      continue;
+    }
+    auto earlier = std::find_if(added.begin() + static_cast<std::ptrdiff_t>(first_added), added.end(),
+                                [&](const auto& entry) { return *entry.first == *name; });
+    if (earlier != added.end()) {
+      if (*earlier->second != a) return fail();
       continue;
     }
     // The actual size must lie within the instruction's limit.
     int64_t lo = 1, hi = int64_t{1} << 40;
     if (auto it = instr.limits.find(*name); it != instr.limits.end()) std::tie(lo, hi) = it->second;
     if (std::optional<int64_t> c = a.constant()) {
-      if (*c < lo || *c > hi) return false;
+      if (*c < lo || *c > hi) return fail();
     } else {
-      std::optional<std::string> spec_name = lone_name(a);
-      if (!spec_name) return false;
+      const std::string* spec_name = lone_name(a);
+      if (!spec_name) return fail();
       auto range = spec.ranges.find(*spec_name);
-      if (range == spec.ranges.end() || range->second.first < lo || range->second.second > hi) return false;
+      if (range == spec.ranges.end() || range->second.first < lo || range->second.second > hi) return fail();
     }
-    binding.emplace(*name, a);
+    added.emplace_back(name, &a);
   }
+  return true;
+}
+
+// `unify` into `binding` itself.
+bool unify(const hw::Instruction& instr, const ir::TensorType& formal, const ir::TensorType& actual, const Spec& spec,
+           Binding& binding) {
+  std::vector<std::pair<const std::string*, const ir::Size*>> added;
+  if (!unify(instr, formal, actual, spec, binding, added)) return false;
+  for (const auto& [name, size] : added) binding.emplace(*name, *size);
   return true;
 }
 
@@ -63,9 +88,11 @@ std::optional<ir::TensorType> bound_result(const hw::Instruction& instr, const B
   ir::TensorType type = instr.result.type;
   for (ir::Size& d : type.shape) {
     if (d.is_constant()) continue;
-    std::optional<std::string> name = lone_name(d);
-    if (!name || !binding.count(*name)) return std::nullopt;
-    d = binding.at(*name);
+    const std::string* name = lone_name(d);
+    if (!name) return std::nullopt;
+    auto bound = binding.find(*name);
+    if (bound == binding.end()) return std::nullopt;
+    d = bound->second;
   }
   return type;
 }
@@ -447,15 +474,20 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
     std::vector<const Option*> chosen(k);
     std::vector<Signature> partial(k + 1);
     partial[0] = instr_sig[&instr];
+    std::vector<std::pair<const std::string*, const ir::Size*>> added;  // reused by every unify below
+    std::vector<char> leaf_used;
     std::function<void(size_t, const Binding&)> fill = [&](size_t p, const Binding& binding) {
       if (p == k) {
-        std::set<int> used;
+        // Every leaf of the spec used (a few small indices: a flag each).
+        leaf_used.assign(spec.leaves.size(), 0);
+        size_t used = 0;
         bool any_leaf = false;
         for (const Option* o : chosen) {
-          used.insert(o->leaves.begin(), o->leaves.end());
+          for (int l : o->leaves)
+            if (l >= 0 && static_cast<size_t>(l) < leaf_used.size() && !leaf_used[static_cast<size_t>(l)]++) ++used;
           any_leaf |= !o->tree.constant;
         }
-        if (used.size() != spec.leaves.size() || !any_leaf) return;
+        if (used != spec.leaves.size() || !any_leaf) return;
         if (own_only && !binding_is_own(binding)) return;
         std::optional<ir::TensorType> type = bound_result(instr, binding);
         if (!type || *type != spec.root->type()) return;
@@ -484,9 +516,15 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
         partial[p + 1] = partial[p];
         add_signature(partial[p + 1], option_sig[i]);
         if (!within(partial[p + 1], spec_sig)) continue;
-        Binding next = binding;
-        if (!unify(instr, instr.operands[p].type, o.type, spec, next)) continue;
+        added.clear();
+        if (!unify(instr, instr.operands[p].type, o.type, spec, binding, added)) continue;
         chosen[p] = &o;
+        if (added.empty()) {
+          fill(p + 1, binding);
+          continue;
+        }
+        Binding next = binding;
+        for (const auto& [name, size] : added) next.emplace(*name, *size);
         fill(p + 1, next);
       }
     };
