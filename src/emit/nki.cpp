@@ -674,15 +674,11 @@ class NkiEmitter {
     if (body_.depth != depth) return std::nullopt;
     for (size_t l = p.line; l < body_.lines.size(); ++l)
       if (body_.lines[l].first < depth) return std::nullopt;
-    const hw::Instruction* fused = nullptr;
-    for (const hw::Instruction& ins : target_.instructions)
-      if (ins.fuses == std::vector<std::string>{p.tree.instr->name, reduce.instr->name}) fused = &ins;
-    if (!fused || !synth_.prove_fusion(*fused, *p.tree.instr, *reduce.instr)) return std::nullopt;
+    std::optional<isa::InstrTree> tree = fused_pair(p.tree, reduce, {{"P", p.blk.P}, {"F", p.blk.F}});
+    if (!tree) return std::nullopt;
     std::string sums = fresh();
-    isa::InstrTree tree = p.tree;
-    tree.instr = fused;
     tally_ = false;
-    std::string text = render(tree, p.leaves, p.blk, sums).text;
+    std::string text = render(*tree, p.leaves, p.blk, sums).text;
     tally_ = true;
     body_.lines[p.line].second = v.text + " = " + text;
     // The entry is dropped before the insertion (which moves the remembered
@@ -694,6 +690,28 @@ class NkiEmitter {
     // The fused call costs its engine about what the activation did; the
     // reduction's own instruction is not emitted.
     return Value{sums, std::nullopt, true};
+  }
+
+  // The description's fused instruction for `first` then `then` (each one
+  // instruction over the previous result), where the prover proves it equal
+  // to the pair and `sizes` lie within its limits: `first`'s tree with the
+  // fused instruction at its top. Nullopt where none applies.
+  std::optional<isa::InstrTree> fused_pair(const isa::InstrTree& first, const isa::InstrTree& then,
+                                           const ir::Dims& sizes) {
+    if (!first.instr || !then.instr) return std::nullopt;
+    for (const hw::Instruction& ins : target_.instructions) {
+      if (ins.fuses != std::vector<std::string>{first.instr->name, then.instr->name}) continue;
+      bool fits = true;
+      for (const auto& [name, range] : ins.limits) {
+        auto it = sizes.find(name);
+        fits &= it != sizes.end() && it->second >= range.first && it->second <= range.second;
+      }
+      if (!fits || !synth_.prove_fusion(ins, *first.instr, *then.instr)) continue;
+      isa::InstrTree tree = first;
+      tree.instr = &ins;
+      return tree;
+    }
+    return std::nullopt;
   }
 
   Ranges tile_ranges() const {
@@ -2330,8 +2348,6 @@ class NkiEmitter {
     std::swap(rb.P, rb.F);
     rb.pvar = "ir", rb.fvar = "jk";
     Ranges square{{"P", {1, limits_.partitions}}, {"F", {1, limits_.partitions}}};
-    std::optional<isa::Lowering> by_dma = synth_.lower(isa::spec_from_source(
-        "transposing load", "def h(x: 'f32[P, F]'):\n    return x.T", {hbm_}, "sbuf", square));
     isa::Lowering load_rows = require(
         isa::spec_from_source("dma load", "def h(x: 'f32[P, F]'):\n    return x", {hbm_}, "sbuf", tile_ranges()));
     isa::Lowering on_chip = require(
@@ -2340,14 +2356,17 @@ class NkiEmitter {
         "psum to sbuf", "def h(x: 'f32[P, F]'):\n    return x", {"psum"}, "sbuf",
         {{"P", {1, limits_.partitions}}, {"F", {1, limits_.psum_free}}}));
     ir::Dims rows{{"P", rb.P}, {"F", rb.F}}, cols{{"P", rb.F}, {"F", rb.P}};
+    // The transposing DMA: the description's fusion of the load and the
+    // on-chip transpose (into SBUF, no PSUM copy), proved equal to the pair.
+    std::optional<isa::InstrTree> by_dma = fused_pair(load_rows.tree, on_chip.tree, rows);
     double tensor_ns = nanoseconds(load_rows.tree, rows) + nanoseconds(on_chip.tree, rows) + nanoseconds(evacuate.tree, cols);
     bool dma = by_dma && (options_.transpose == NkiOptions::Transpose::Dma ||
-                          (options_.transpose == NkiOptions::Transpose::Cheaper && nanoseconds(by_dma->tree, rows) < tensor_ns));
+                          (options_.transpose == NkiOptions::Transpose::Cheaper && nanoseconds(*by_dma, rows) < tensor_ns));
     body_.line("ir = nl.arange(" + std::to_string(rb.P) + ")[:, None]");
     body_.line("jk = nl.arange(" + std::to_string(rb.F) + ")[None, :]");
     if (dma) {
       counts_.hbm_read_bytes += b.trips * static_cast<double>(rb.P * rb.F * 4);
-      return assign(by_dma->tree, {Value{hbm_index(a, rb), std::nullopt, false}}, rb);
+      return assign(*by_dma, {Value{hbm_index(a, rb), std::nullopt, false}}, rb);
     }
     Value tile_rows = dma_load(a, rb, rb.P, rb.F);
     Value t = assign(on_chip.tree, {tile_rows}, rb);

@@ -232,7 +232,9 @@ TEST(Trn1, TileSizesFollowTheDescriptionsLimits) {
 
 // The transposes of a matmul's stationary tiles follow the description's
 // costs: the Tensor engine at trn1's documented costs, the transposing DMA
-// once the description makes it the cheaper one.
+// once the description makes it the cheaper one. That DMA is the
+// description's fusion of a load and nc_transpose, used only as proved equal
+// to the pair: with semantics that are not the pair's it is never emitted.
 TEST(Trn1, TransposesFollowTheDescriptionsCosts) {
   std::ifstream in(kSource + "/hw/trn1.json");
   std::stringstream text;
@@ -240,11 +242,17 @@ TEST(Trn1, TransposesFollowTheDescriptionsCosts) {
   std::string json = text.str();
   ir::Program program = lang::load_program(kSource + "/bench/kernels/matmul.py");
   tile::Plan plan = tile::plan_function(program.kernel, {{"M", 200}, {"K", 300}, {"N", 600}});
+  bool fusion_proved = false;
   auto emit = [&](const std::string& description) {
     hw::Description target = hw::parse_description(description, kSource + "/hw/trn1-variant.json");
     smt::Prover prover;
     isa::Synthesizer synth(target, prover);
-    return emit::emit_nki(plan, program.kernel, target, synth).source;
+    std::string source = emit::emit_nki(plan, program.kernel, target, synth).source;
+    fusion_proved = false;
+    for (const isa::Lowering& l : synth.used())
+      if (l.tree.instr && l.tree.instr->name == "dma_load_transpose")  // only as a fusion: never synthesized
+        fusion_proved = l.proof.verdict == smt::Verdict::Proved;
+    return source;
   };
   std::string documented = emit(json);
   EXPECT_NE(documented.find("nisa.nc_transpose("), std::string::npos) << documented;
@@ -256,6 +264,14 @@ TEST(Trn1, TransposesFollowTheDescriptionsCosts) {
   std::string cheap_dma = emit(json);
   EXPECT_NE(cheap_dma.find("nl.load_transpose2d("), std::string::npos) << cheap_dma;
   EXPECT_EQ(cheap_dma.find("nisa.nc_transpose("), std::string::npos) << cheap_dma;
+  EXPECT_TRUE(fusion_proved);
+  const std::string semantics = "\"semantics\": \"x.T\",\n      \"cost\": {\"latency\": \"1\"";
+  at = json.find(semantics);
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, semantics.size(), "\"semantics\": \"x.T + x.T\",\n      \"cost\": {\"latency\": \"1\"");
+  std::string wrong = emit(json);
+  EXPECT_EQ(wrong.find("nl.load_transpose2d("), std::string::npos) << wrong;
+  EXPECT_NE(wrong.find("nisa.nc_transpose("), std::string::npos) << wrong;
 }
 
 TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
