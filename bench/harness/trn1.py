@@ -7,8 +7,8 @@ NKI simulator (sim/nki) records. Nothing here ran on a Trainium: every time is s
 - axon, axon_no_algebra, axon_no_fusion, axon_default_tiling: `axon optimize --target trn1`
   with the full search and with each stage switched off; search.json gives the simulated time.
 - naive: the search's own baseline (search.json "baselines"), a proxy for a compiler without
-  Axon's search: one stage per op through HBM, op-by-op lowering, transposes by element-strided
-  DMA. It is not the Neuron compiler.
+  Axon's search: one stage per op (a transpose too) through HBM, op-by-op lowering, transposes
+  by element-strided DMA. It is not the Neuron compiler.
 - hand: the fastest of the kernels of bench/nki written for the program (HAND below), run under
   the simulator on seeded inputs, checked against the program evaluated by NumPy in float64,
   then timed by `axon time` on its trace.
@@ -197,7 +197,7 @@ def markdown(result):
     lines = [f"# trn1 benchmark ({'quick' if result['quick'] else 'full'}), {result['date']}", "",
              "Every time is **simulated** by Axon's trn1 timing model (one NeuronCore-v2, parameters in "
              "hw/trn1.json) on the instruction trace of the NKI simulator; nothing ran on a Trainium. "
-             "`naive` is a proxy for a compiler without Axon's search (one stage per op through HBM, op-by-op "
+             "`naive` is a proxy for a compiler without Axon's search (one stage per op, a transpose too, through HBM, op-by-op "
              "lowering, transposes by element-strided DMA), not the Neuron compiler. `hand` is the fastest of "
              "our hand-written NKI kernels in bench/nki for that program.", "",
              f"Host: {result['host']}. Axon optimize options: {result['optimize_options']}.", ""]

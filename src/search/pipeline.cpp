@@ -453,6 +453,7 @@ class Search::Impl {
     const ir::Function& original = result_.variants.functions.at(0);
     tile::PlanOptions unfused;
     unfused.fuse_elementwise = false;
+    unfused.transposes_as_stages = true;
     tile::Plan plan = tile::plan_function(original, result_.dims, unfused);
     std::vector<Baseline> twins;
     if (!result_.check_dims.empty())

@@ -178,7 +178,7 @@ class Trn1Target : public search::Target {
     for (int b : unfused.inputs) ins.push_back(unfused.buffers[static_cast<size_t>(b)].shape);
     for (int b : unfused.outputs) outs.push_back(unfused.buffers[static_cast<size_t>(b)].shape);
     search::Baseline naive{"naive",
-                           "a proxy, not the Neuron compiler: the program as written, one stage per op through HBM, "
+                           "a proxy, not the Neuron compiler: the program as written, one stage per op (a transpose too) through HBM, "
                            "op-by-op lowering, transposes by element-strided DMA",
                            nullptr, ""};
     try {

@@ -86,10 +86,63 @@ class Planner {
       s.body = build(s, n, identity_map(n->rank(), n->rank()));
       plan_.stages.push_back(std::move(s));
     }
+    forward_reshaped_results();
     return std::move(plan_);
   }
 
  private:
+  // A result that is a reshape of an intermediate (att.reshape(H * T, T))
+  // is a copy stage whose every element goes to the same flat position it
+  // came from. Where nothing else reads that intermediate and nothing else
+  // writes the result, the intermediate's stages write the result's buffer
+  // directly (both are dense and row-major: only the shape differs), and
+  // the copy and the intermediate's buffer go.
+  void forward_reshaped_results() {
+    for (size_t c = 0; c < plan_.stages.size(); ++c) {
+      const Stage& copy = plan_.stages[c];
+      if (copy.combine != Combine::None || copy.scan_dim >= 0 || copy.epilogue || copy.leaves.size() != 1 ||
+          !copy.body || copy.body->op() != ir::Op::Input)
+        continue;
+      const Access& from = copy.leaves[0];
+      int result = copy.out.buffer, inter = from.buffer;
+      const Buffer& out = plan_.buffers[static_cast<size_t>(result)];
+      const Buffer& in = plan_.buffers[static_cast<size_t>(inter)];
+      if (out.kind != Buffer::Kind::Output || in.kind != Buffer::Kind::Scratch || from.offset != copy.out.offset ||
+          from.strides != copy.out.strides || copy.out.offset != 0 || out.elements() != in.elements() ||
+          copy.extents != out.shape || copy.out.strides != row_major_strides(out.shape))
+        continue;
+      bool alone = true;  // the copy is the only reader of `inter` and the only writer of `result`
+      for (size_t t = 0; t < plan_.stages.size() && alone; ++t) {
+        if (t == c) continue;
+        const Stage& st = plan_.stages[t];
+        alone = st.out.buffer != result;
+        for (const std::vector<Access>* list : {&st.leaves, &st.epilogue_leaves})
+          for (const Access& a : *list) alone = alone && a.buffer != inter;
+      }
+      if (!alone) continue;
+      plan_.stages.erase(plan_.stages.begin() + static_cast<std::ptrdiff_t>(c));
+      remove_buffer(inter, result);
+      --c;
+    }
+  }
+
+  // Buffer `gone` replaced by `by` in every access, then dropped (the ids
+  // above it move down by one).
+  void remove_buffer(int gone, int by) {
+    auto renumber = [&](int& b) {
+      if (b == gone) b = by;
+      if (b > gone) --b;
+    };
+    for (Stage& st : plan_.stages) {
+      renumber(st.out.buffer);
+      for (std::vector<Access>* list : {&st.leaves, &st.epilogue_leaves})
+        for (Access& a : *list) renumber(a.buffer);
+    }
+    for (std::vector<int>* ids : {&plan_.inputs, &plan_.outputs})
+      for (int& b : *ids) renumber(b);
+    plan_.buffers.erase(plan_.buffers.begin() + gone);
+  }
+
   const ir::Function& fn_;
   const ir::Dims& dims_;
   PlanOptions options_;
@@ -145,7 +198,7 @@ class Planner {
     else if (op == ir::Op::Reshape)
       yes = !reshape_is_view(n);  // a view, but it names a buffer (unless it only moves axes of one)
     else if (is_view(op))
-      yes = result || feeds_reshape;
+      yes = result || feeds_reshape || (op == ir::Op::Transpose && options_.transposes_as_stages);
     else if (is_elementwise(op))
       yes = result || users.size() > 1 || feeds_view || feeds_heavy || !options_.fuse_elementwise;
     else

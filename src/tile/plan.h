@@ -71,6 +71,10 @@ struct PlanOptions {
   /// Element-wise ops with one consumer run inside the stage that reads them.
   /// Off (an ablation), every op gets its own stage and buffer.
   bool fuse_elementwise = true;
+  /// A transpose gets its own stage and buffer, like any other op, instead of
+  /// becoming its reader's access pattern: the naive proxy's "one stage per
+  /// op" (a compiler that moves the data where the program says so).
+  bool transposes_as_stages = false;
 };
 
 /// The most ops (nodes other than parameters and constants) of a kernel that

@@ -185,9 +185,12 @@ TEST(Trn1, IntermediatesOfOtherLayoutsStayInSbuf) {
     EXPECT_EQ(source.find("buffer=nl.hbm)"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
     EXPECT_NE(source.find("nisa.dma_copy(dst="), std::string::npos) << name << "\n" << source;
   }
-  // gpt2's heads: [S, H * D] written whole, read one head at a time.
+  // gpt2's heads: [S, H * D] written whole, read one head at a time; the
+  // [H, T, T] scores stored straight into the [H * T, T] result's view.
   std::string heads = nki_of_file(kSource + "/tests/programs/gpt2_qkv_heads.py");
   EXPECT_NE(heads.find("scratch6 = nl.ndarray((5, 6), dtype=nl.float32, buffer=nl.sbuf)"), std::string::npos) << heads;
+  EXPECT_EQ(heads.find("buffer=nl.hbm)"), std::string::npos) << heads;
+  EXPECT_NE(heads.find("out0.reshape((2, 5, 5))"), std::string::npos) << heads;
 }
 
 TEST(Golden, RmsnormMatmulTrn1) {

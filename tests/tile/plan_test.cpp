@@ -59,6 +59,51 @@ TEST(Plan, ViewsBecomeStridesAndOffsets) {
   EXPECT_EQ(plan.stages[0].extents, (std::vector<int64_t>{5, 2}));
 }
 
+// A result that is a reshape of an intermediate is written in place: the
+// intermediate's stages store into the result's buffer (same flat order),
+// with no scratch buffer and no copy. A reshape of an intermediate that
+// another stage also reads stays a copy.
+TEST(Plan, ReshapedResultsAreWrittenInPlace) {
+  ir::Program flat = compile(
+      "def k(x: 'f32[B, N]', w: 'f32[N, N]'):\n"
+      "    return (np.exp(x @ w) + 1.0).reshape(-1)\n");
+  Plan plan = plan_function(flat.kernel, {{"B", 3}, {"N", 7}});
+  EXPECT_EQ(plan.buffers.size(), 4u);  // x, w, the product and the result
+  ASSERT_EQ(plan.stages.size(), 2u);   // the product, then exp(.) + 1 stored as the result
+  EXPECT_EQ(plan.stages[1].out.buffer, plan.outputs.at(0));
+  EXPECT_EQ(plan.stages[1].out.strides, (std::vector<int64_t>{7, 1}));
+  EXPECT_EQ(plan.buffers[static_cast<size_t>(plan.outputs.at(0))].shape, (std::vector<int64_t>{21}));
+
+  ir::Program shared = compile(
+      "def k(x: 'f32[B, N]', w: 'f32[N, N]'):\n"
+      "    y = x @ w\n"
+      "    return y.reshape(-1), np.sum(y, axis=0)\n");
+  Plan both = plan_function(shared.kernel, {{"B", 3}, {"N", 7}});
+  bool copied = false;
+  for (const Stage& s : both.stages) copied |= s.what == "copy";
+  EXPECT_TRUE(copied);
+}
+
+// The naive proxy's plan: a transpose is a stage of its own (a copy with
+// transposed reads) whose buffer the contraction reads, where the default
+// plan reads the input transposed in place.
+TEST(Plan, TransposesAsStagesMaterializeTheTranspose) {
+  ir::Program p = compile(
+      "def k(a: 'f32[K, M]', b: 'f32[K, N]'):\n"
+      "    return a.T @ b\n");
+  ir::Dims dims{{"K", 4}, {"M", 3}, {"N", 5}};
+  Plan in_place = plan_function(p.kernel, dims);
+  EXPECT_EQ(in_place.stages.size(), 1u);
+  PlanOptions naive;
+  naive.fuse_elementwise = false;
+  naive.transposes_as_stages = true;
+  Plan staged = plan_function(p.kernel, dims, naive);
+  ASSERT_EQ(staged.stages.size(), 2u);
+  EXPECT_EQ(staged.stages[0].what, "transpose");
+  EXPECT_EQ(staged.buffers[static_cast<size_t>(staged.stages[0].out.buffer)].shape, (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(staged.stages[1].leaves.at(0).buffer, staged.stages[0].out.buffer);
+}
+
 TEST(Plan, ContractionLoopsOverOutputThenSummedLetters) {
   ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
   Plan plan = plan_function(p.kernel, {{"M", 2}, {"K", 3}, {"N", 4}});
