@@ -335,7 +335,18 @@ class NkiEmitter {
     void line(const std::string& s) { lines.emplace_back(depth, s); }
     std::string str() const {
       std::string out;
-      for (const auto& [d, s] : lines) out += std::string(static_cast<size_t>(4 * d), ' ') + s + "\n";
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const auto& [d, s] = lines[i];
+        // An index range that the next line assigns again (a tile's width
+        // set, then the widened load's) is never read: not printed.
+        size_t eq = s.find(" = nl.arange(");
+        bool named = eq != std::string::npos && eq > 0 &&
+                     std::all_of(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(eq),
+                                 [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+        if (named && i + 1 < lines.size() && lines[i + 1].first == d && lines[i + 1].second.rfind(s.substr(0, eq + 3), 0) == 0)
+          continue;
+        out += std::string(static_cast<size_t>(4 * d), ' ') + s + "\n";
+      }
       return out;
     }
   };

@@ -20,7 +20,6 @@ def softmax(x):
     t3 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
     t2 = nisa.activation_reduce(op=nl.exp, data=t0, scale=1.0, bias=nisa.tensor_scalar(data=t1, op0=nl.multiply, operand0=-1.0, engine=nisa.vector_engine), reduce_op=nl.add, reduce_res=t3)
     jf = nl.arange(65)[None, :]
-    jf = nl.arange(65)[None, :]
     t4 = nisa.tensor_scalar(data=t2, op0=nl.multiply, operand0=nisa.activation(op=nl.reciprocal, data=t3), engine=nisa.vector_engine)
     nl.store(out0[ip, jf], value=t4)
     del t0, t1, t2, t3, t4  # the block's tiles end here
@@ -34,7 +33,6 @@ def softmax(x):
     jf = nl.arange(65)[None, :]
     t8 = nl.ndarray((2, 1), dtype=nl.float32, buffer=nl.sbuf)
     t7 = nisa.activation_reduce(op=nl.exp, data=t5, scale=1.0, bias=nisa.tensor_scalar(data=t6, op0=nl.multiply, operand0=-1.0, engine=nisa.vector_engine), reduce_op=nl.add, reduce_res=t8)
-    jf = nl.arange(65)[None, :]
     jf = nl.arange(65)[None, :]
     t9 = nisa.tensor_scalar(data=t7, op0=nl.multiply, operand0=nisa.activation(op=nl.reciprocal, data=t8), engine=nisa.vector_engine)
     nl.store(out0[128 + ip, jf], value=t9)
