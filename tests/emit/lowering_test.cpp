@@ -191,6 +191,9 @@ TEST(Trn1, IntermediatesOfOtherLayoutsStayInSbuf) {
   EXPECT_NE(heads.find("scratch6 = nl.ndarray((5, 6), dtype=nl.float32, buffer=nl.sbuf)"), std::string::npos) << heads;
   EXPECT_EQ(heads.find("buffer=nl.hbm)"), std::string::npos) << heads;
   EXPECT_NE(heads.find("out0.reshape((2, 5, 5))"), std::string::npos) << heads;
+  std::string flat = nki_of_file(kSource + "/tests/trn1/programs/flatten_result.py");
+  EXPECT_EQ(flat.find("buffer=nl.hbm)"), std::string::npos) << flat;
+  EXPECT_NE(flat.find("nl.store(out0_v0[ip, jf]"), std::string::npos) << flat;
 }
 
 TEST(Golden, RmsnormMatmulTrn1) {

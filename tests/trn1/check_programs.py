@@ -1,6 +1,7 @@
 """Every bench kernel, every tests/programs program and the trn1 cases of
 tests/trn1/programs (column folds, a batched matmul with an epilogue, a
-matrix-vector product, x.T @ x, rows of 20,000-40,000 elements), emitted as NKI for trn1
+matrix-vector product, x.T @ x, rows of 20,000-40,000 elements, a flattened result),
+emitted as NKI for trn1
 and run under Axon's NKI simulator, against `axon run` (the float64 reference,
 within its rounding bound), at the file's test sizes and at prime sizes.
 
