@@ -237,4 +237,14 @@ static inline __m256 axon_maskload_strided_ps256(const float* x, int64_t s, int 
   return _mm256_set_m128(hi, lo);
 }
 
+// Inclusive prefix sums of the 8 lanes (lane i = x[0] + ... + x[i]): two
+// shift-and-add steps inside each 128-bit half, then the low half's total
+// (its lane 3, in every lane) added to the high half.
+static inline __m256 axon_prefix_sum_ps256(__m256 x) {
+  x = _mm256_add_ps(x, _mm256_castsi256_ps(_mm256_slli_si256(_mm256_castps_si256(x), 4)));
+  x = _mm256_add_ps(x, _mm256_castsi256_ps(_mm256_slli_si256(_mm256_castps_si256(x), 8)));
+  const __m256 half_totals = _mm256_permute_ps(x, 0xFF);
+  return _mm256_add_ps(x, _mm256_permute2f128_ps(half_totals, half_totals, 0x08));  // low half + 0, high + low's total
+}
+
 #endif  // AXON_X86_AVX2_PRELUDE_H

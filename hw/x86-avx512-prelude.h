@@ -195,4 +195,15 @@ static inline __m512 axon_maskz_load_strided_ps(const float* x, int64_t s, int n
   return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
 }
 
+// Inclusive prefix sums of the 16 lanes (lane i = x[0] + ... + x[i]): four
+// shift-and-add steps; valignd against zero moves the lanes up by 1, 2, 4
+// and 8 with zeros shifted in.
+static inline __m512 axon_prefix_sum_ps(__m512 x) {
+  const __m512i zero = _mm512_setzero_si512();
+  x = _mm512_add_ps(x, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(x), zero, 15)));
+  x = _mm512_add_ps(x, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(x), zero, 14)));
+  x = _mm512_add_ps(x, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(x), zero, 12)));
+  return _mm512_add_ps(x, _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(x), zero, 8)));
+}
+
 #endif  // AXON_X86_AVX512_PRELUDE_H

@@ -122,7 +122,9 @@ def markdown(doc, svg_name):
                                                                        for k in doc["kernels"])]
     md = [f"# Axon benchmark: {doc['machine']}, {doc['date']}", ""]
     md.append(f"`{doc['command']}` ({'quick' if doc['quick'] else 'full'} run, preset `{doc['preset']}`, "
-              f"{doc['rounds']} interleaved rounds, {doc['variants']} variants per search); "
+              f"{doc['rounds']} interleaved rounds"
+              + (f" with {doc['pause_seconds']:g} s idle before each contestant" if doc.get("pause_seconds") else "")
+              + f", {doc['variants']} variants per search); "
               f"wall time {doc['wall_seconds'] / 60:.1f} min.")
     md += ["", "## Summary", "",
            "Geometric-mean speed-up of Axon's kernel over each baseline (baseline median / Axon median), "

@@ -13,7 +13,8 @@ For each kernel (bench/kernels/*.py) at its sizes:
   3. every contestant's first result is checked against the float64
      reference interpreter (`axon run`) before it is timed;
   4. timing rounds interleave the contestants (A B C … A B C …, the order
-     rotated each round); each figure is the median over all timed calls.
+     rotated each round, an idle pause before each, --pause); each figure is
+     the median over all timed calls.
 Writes bench/results/<machine>-<date>.{md,json,svg} (or --out DIR).
 
 Run it through `axon bench` or `make bench`, which create the virtual
@@ -284,6 +285,10 @@ def bench_kernel(args, path, limits, frameworks, expert_env, work):
         for r in range(args.rounds):
             order = workers[r % len(workers):] + workers[:r % len(workers)] if workers else []
             for w in order:
+                # The threads the last contestant left spinning (OpenMP,
+                # Eigen and oneDNN pools wait actively for a while after a
+                # parallel region) would hold a core the next one needs.
+                time.sleep(args.pause)
                 times[w.name] += w.time(batch[w.name])
         for w in workers:
             t = times[w.name]
@@ -352,6 +357,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=0, help="timing rounds (default 15, --quick 10)")
     ap.add_argument("--variants", type=int, default=0, help="variants per search (default 4, --quick 2)")
     ap.add_argument("--contestants", default="", help="comma-separated subset of the contestants")
+    ap.add_argument("--pause", type=float, default=0.1,
+                    help="seconds of idle before each contestant's timed calls, so that threads another "
+                         "contestant left spinning are asleep (default 0.1)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", default="", help="axon optimize --cache PATH (default: a fresh one in --work)")
     ap.add_argument("--work", default=str(ROOT / "build" / "bench-work"), help="scratch folder")
@@ -368,6 +376,8 @@ def main():
         ap.error(f"unknown contestant(s): {', '.join(unknown)}")
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
+    if not 0 <= args.pause <= 10:
+        ap.error("--pause must be between 0 and 10 seconds")
     kernels = []
     for k in args.kernels or sorted(p.stem for p in (ROOT / "bench" / "kernels").glob("*.py")):
         p = pathlib.Path(k) if k.endswith(".py") else ROOT / "bench" / "kernels" / f"{k}.py"
@@ -412,6 +422,7 @@ def main():
     doc = {
         "machine": machine_name(limits), "date": now.strftime("%Y-%m-%d"), "time": now.isoformat(timespec="seconds"),
         "command": " ".join(sys.argv), "quick": args.quick, "preset": args.preset, "rounds": args.rounds,
+        "pause_seconds": args.pause,
         "variants": args.variants, "limits": limits, "limits_after": limits_after, "versions": versions(frameworks),
         "environments": {c: (frameworks.environment(c) if frameworks and c in PY_CONTESTANTS else
                              expert_env if c == "expert" else {}) for c in args.contestants},

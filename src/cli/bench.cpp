@@ -53,8 +53,9 @@ int bench_trn1(const Word& command, const ParsedArgs& args, const fs::path& root
     throw UserError(command.loc, "the benchmark is not here: " + driver.string() +
                                      " does not exist (set AXON_SOURCE_DIR to an Axon checkout)");
   if (int rc = spawn({(root / "scripts/sim-env.sh").string()}))
-    throw UserError(command.loc, "the NKI simulator's Python environment could not be set up (scripts/sim-env.sh exited " +
-                                     std::to_string(rc) + ")");
+    throw UserError(command.loc,
+                    "the NKI simulator's Python environment could not be set up (scripts/sim-env.sh exited " +
+                        std::to_string(rc) + ")");
   fs::path exe = fs::read_symlink("/proc/self/exe");
   std::vector<std::string> argv = {sim_python(root), driver.string(), "--axon", exe.string()};
   if (args.has("--quick")) argv.push_back("--quick");
@@ -68,8 +69,7 @@ int bench(const Word& command, const ParsedArgs& args) {
   fs::path root = source_dir();
   if (std::optional<std::string> target = option_text(args, "--target")) {
     if (*target == "trn1") return bench_trn1(command, args, root);
-    if (*target != "cpu")
-      throw UserError(command.loc, "axon bench --target takes cpu or trn1, not '" + *target + "'");
+    if (*target != "cpu") throw UserError(command.loc, "axon bench --target takes cpu or trn1, not '" + *target + "'");
   }
   fs::path driver = root / "bench/harness/run.py";
   if (!fs::exists(driver))
@@ -101,8 +101,8 @@ int bench(const Word& command, const ParsedArgs& args) {
                                    baselines.string()};
   for (const char* flag : {"--quick", "--json-only"})
     if (args.has(flag)) argv.push_back(flag);
-  for (const char* option :
-       {"--out", "--rounds", "--contestants", "--preset", "--dims", "--seed", "--cache", "--variants", "--work"})
+  for (const char* option : {"--out", "--rounds", "--pause", "--contestants", "--preset", "--dims", "--seed", "--cache",
+                             "--variants", "--work"})
     if (std::optional<std::string> v = option_text(args, option)) argv.insert(argv.end(), {option, *v});
   for (const Word& k : args.positional) argv.push_back(k.text);
   return spawn(argv);
@@ -119,8 +119,9 @@ const Command& bench_command() {
       "search and with each stage switched off (no algebra, no fusion, default tiling), then NumPy,\n"
       "PyTorch eager, torch.compile, JAX (jax.jit) and the expert library (bench/baselines: oneDNN,\n"
       "OpenBLAS and hand-vectorized glue), all on the same inputs, each checked against the float64\n"
-      "reference before it is timed in interleaved rounds. Measures the machine's FMA peak and\n"
-      "streaming-copy bandwidth first. Writes bench/results/<machine>-<date>.{md,json,svg}.\n"
+      "reference before it is timed in interleaved rounds, each turn after an idle pause (--pause).\n"
+      "Measures the machine's FMA peak and streaming-copy bandwidth first and last.\n"
+      "Writes bench/results/<machine>-<date>.{md,json,svg}.\n"
       "The first run creates a Python virtual environment (scripts/bench-env.sh: PyTorch, JAX and NumPy\n"
       "pinned in bench/requirements.txt, about 4 GB from PyPI) at $AXON_BENCH_VENV or <source>/.bench-venv.\n"
       "The full suite took 27 minutes on a 2-core machine; --quick 9.\n\n"
@@ -135,6 +136,9 @@ const Command& bench_command() {
         "a comma-separated subset: axon, axon_no_algebra, axon_no_fusion,\n"
         "axon_default_tiling, numpy, torch_eager, torch_compile, jax, expert"},
        {"--rounds", "N", "interleaved timing rounds (default 15, --quick 10)"},
+       {"--pause", "S",
+        "seconds idle before each contestant's timed calls, so that the threads\n"
+        "the last one left spinning are asleep (default 0.1)"},
        {"--variants", "N", "variants per search (default 4, --quick 2)"},
        {"--preset", "NAME", "the SIZES preset of each kernel (default bench)"},
        {"--dims", "SPEC", "explicit sizes, with exactly one kernel"},

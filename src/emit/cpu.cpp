@@ -276,7 +276,7 @@ std::string body(const tile::Plan& plan, const detail::KernelWalk& walk, const K
   int64_t arena = 0;
   std::map<int, int64_t> offsets;
   for (size_t b = 0; b < plan.buffers.size(); ++b)
-    if (plan.buffers[b].kind == tile::Buffer::Kind::Scratch) {
+    if (plan.buffers[b].kind == tile::Buffer::Kind::Scratch && !walk.row_local.count(static_cast<int>(b))) {
       offsets[static_cast<int>(b)] = arena;
       arena += (plan.buffers[b].elements() + 15) / 16 * 16;
     }
@@ -323,6 +323,10 @@ CpuSchedule schedule_cpu(const tile::Plan& plan, const ir::Function& fn, const h
     stage.tiling = tile::choose_tiling(plan.stages[i], schedule.shape, policy);
     if (!fixed.empty()) stage.tiling.params = fixed.at(i);
     stage.results = {i};
+    if (stage.tiling.params.k_block > 0) {
+      stage.order = LoopOrder::KBlocked;
+      stage.k_block = stage.tiling.params.k_block;
+    }
     // Row fusion keeps a stage's leading loops outer: not where they are
     // vectorized or register-blocked (nor packed into panels).
     const tile::TileParams& p = stage.tiling.params;

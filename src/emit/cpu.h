@@ -39,17 +39,18 @@ enum class FoldKind {
            // rescaled whenever the max grows (online softmax)
 };
 
-/// The loop order of a contraction's nest. Only RegisterTiled is printed today.
+/// The loop order of a contraction's nest. RegisterTiled and KBlocked are printed today.
 enum class LoopOrder {
   RegisterTiled,       // MR x NV accumulators in registers, the fold innermost
   ReductionOutermost,  // the fold outermost, rows streamed inside (matrix-vector shapes)
-  KBlocked,            // the fold split into blocks of k_block, each register-tiled
+  KBlocked,            // the fold split into blocks of k_block, each register-tiled, the block loop
+                       // outside the tiles of each thread's share (tile::TileParams::k_block)
 };
 
-/// What one loop nest computes and how. The defaults are what print_cpu
-/// implements; no scheduler produces another value yet, and select_cpu and
-/// print_cpu refuse one (InternalError naming the field) rather than print
-/// something else.
+/// What one loop nest computes and how. schedule_cpu produces the defaults,
+/// or KBlocked where the stage's tiling blocks its fold; select_cpu and
+/// print_cpu refuse any other value (InternalError naming the field) rather
+/// than print something else.
 struct StageSchedule {
   tile::TileChoice tiling;
   std::vector<size_t> results;  // the stages this nest computes; today exactly {its own index}

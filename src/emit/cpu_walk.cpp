@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <sstream>
 
 #include "support/diag.h"
@@ -47,12 +48,24 @@ void check_implemented(const CpuSchedule& schedule, size_t stages) {
                                                                ": a nest computing other stages is not printed yet");
     AXON_CHECK(s.fold == FoldKind::Plain,
                "StageSchedule::fold of stage " + std::to_string(i) + ": only FoldKind::Plain is printed yet");
-    AXON_CHECK(s.order == LoopOrder::RegisterTiled,
-               "StageSchedule::order of stage " + std::to_string(i) + ": only LoopOrder::RegisterTiled is printed yet");
-    AXON_CHECK(s.k_block == 0,
-               "StageSchedule::k_block of stage " + std::to_string(i) + ": only 0 (no K blocks) is printed yet");
+    AXON_CHECK(s.order == LoopOrder::RegisterTiled || s.order == LoopOrder::KBlocked,
+               "StageSchedule::order of stage " + std::to_string(i) +
+                   ": only LoopOrder::RegisterTiled and LoopOrder::KBlocked are printed yet");
+    AXON_CHECK((s.order == LoopOrder::KBlocked) == (s.k_block > 0) && s.k_block == s.tiling.params.k_block,
+               "StageSchedule::k_block of stage " + std::to_string(i) +
+                   ": blocks of the fold exactly under LoopOrder::KBlocked, as the stage's tiling says");
   }
 }
+
+// The steps of a fold that one pass of a tile covers: all of them, or one
+// block of a KBlocked fold (one reduced loop from `begin` to `end`), which
+// resumes from the partial sums in the output and leaves them there unless
+// it is the last.
+struct FoldPart {
+  std::string begin, end;  // empty: every step
+  bool resume = false;
+  bool finish = true;
+};
 
 class Walker {
  public:
@@ -77,6 +90,7 @@ class Walker {
       if (group && group->first == i) {
         body << open_rows(*group);
         indent_ += 2;
+        for (const auto& [b, floats] : row_local_) k.row_local.insert(b);
       }
       out_.str("");
       listing_.clear();
@@ -95,6 +109,7 @@ class Walker {
         close();
         body << out_.str();
         ++next_group;
+        row_local_.clear();
       }
     }
     k.body = body.str();
@@ -118,6 +133,9 @@ class Walker {
   int vec_dim_ = -1;
   bool in_epilogue_ = false;
   int bound_ = 0;  // leading loops bound by an enclosing row group
+  // The open row group's scratch buffers that live one row at a time in a
+  // local array of the row loop (buffer -> floats per row).
+  std::map<int, int64_t> row_local_;
   int indent_ = 1;
   int next_var_ = 0;
 
@@ -131,10 +149,41 @@ class Walker {
   std::string fresh(const std::string& prefix) { return prefix + std::to_string(next_var_++); }
 
   std::string pointer(const Access& a, const std::vector<std::string>& idx) {
-    std::string text = buffer_name(plan_, a.buffer) + " + " + std::to_string(a.offset);
-    for (size_t d = 0; d < a.strides.size(); ++d)
+    // A row-local buffer holds only the row the group's shared loops name.
+    bool local = row_local_.count(a.buffer) > 0;
+    std::string text =
+        (local ? row_buffer_name(a.buffer) : buffer_name(plan_, a.buffer)) + " + " + std::to_string(a.offset);
+    for (size_t d = local ? static_cast<size_t>(bound_) : 0; d < a.strides.size(); ++d)
       if (a.strides[d] != 0) text += " + " + std::to_string(a.strides[d]) + " * " + idx.at(d);
     return "(" + text + ")";
+  }
+
+  static std::string row_buffer_name(int b) { return "axon_row_t" + std::to_string(b); }
+
+  // The scratch buffers of group `g` that only its members touch: one member
+  // writes each whole, row by row, and the members read only the row they
+  // run for (fuse::row_groups' rules), so one row at a time suffices. Up to
+  // 64 KiB a row, on the stack of the thread that runs the row.
+  std::map<int, int64_t> row_local_buffers(const fuse::RowGroup& g) const {
+    std::map<int, int64_t> local;
+    int64_t rows = 1;
+    for (int d = 0; d < g.shared; ++d) rows *= plan_.stages[g.first].extents[static_cast<size_t>(d)];
+    for (size_t i = g.first; i <= g.last; ++i) {
+      int b = plan_.stages[i].out.buffer;
+      const tile::Buffer& buffer = plan_.buffers.at(static_cast<size_t>(b));
+      if (buffer.kind != tile::Buffer::Kind::Scratch || buffer.elements() % rows != 0) continue;
+      if (buffer.elements() / rows * 4 > 64 * 1024) continue;
+      bool outside = false;
+      for (size_t k = 0; k < plan_.stages.size(); ++k) {
+        if (k >= g.first && k <= g.last) continue;
+        const Stage& other = plan_.stages[k];
+        outside |= other.out.buffer == b;
+        for (const Access& a : other.leaves) outside |= a.buffer == b;
+        for (const Access& a : other.epilogue_leaves) outside |= a.buffer == b;
+      }
+      if (!outside) local[b] = buffer.elements() / rows;
+    }
+    return local;
   }
 
   std::string apply(const std::string& hole_name, const std::string& arg, ir::Dims dims = {}) {
@@ -254,8 +303,10 @@ class Walker {
     return values[n->id()] = v;
   }
 
-  void store(std::string value, const Access& out, const std::vector<std::string>& idx, Mode mode, int tail) {
-    if (stage_ && stage_->epilogue) value = epilogue(*stage_, value, vec_dim_, idx, mode, tail);
+  // `partial`: a fold's partial sum, kept in the output without the epilogue.
+  void store(std::string value, const Access& out, const std::vector<std::string>& idx, Mode mode, int tail,
+             bool partial = false) {
+    if (stage_ && stage_->epilogue && !partial) value = epilogue(*stage_, value, vec_dim_, idx, mode, tail);
     std::string p = pointer(out, idx);
     // One element whose lanes are all equal: store lane 0 when the target can
     // (a masked store is slow on some machines).
@@ -306,6 +357,12 @@ class Walker {
       line("row_rest /= " + std::to_string(e) + ";");
     }
     line("(void)row_rest;");
+    bound_ = g.shared;
+    row_local_ = row_local_buffers(g);
+    for (const auto& [b, floats] : row_local_)
+      line("alignas(64) float " + row_buffer_name(b) + "[" + std::to_string((floats + 15) / 16 * 16) +
+           "];  // one row of " + buffer_name(plan_, b));
+    bound_ = 0;
     indent_ -= 2;
     return out_.str();
   }
@@ -317,8 +374,13 @@ class Walker {
     if (threads > 1 && total > 1)
       line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
     open_loop("blk", total);
-    // The blocks of the vector (and row) loops vary fastest, the outer loops
-    // slowest: consecutive iterations of a thread touch neighbouring memory.
+    decode_blocks(s, dims, extra, extra_var);
+  }
+
+  // Binds `extra_var` (of `extra` values) and i<d> for each of `dims` from
+  // blk. The blocks of the vector (and row) loops vary fastest, the outer
+  // loops slowest: consecutive iterations of a thread touch neighbouring memory.
+  void decode_blocks(const Stage& s, const std::vector<int>& dims, int64_t extra, const std::string& extra_var) {
     line("int64_t rest = blk;");
     if (!extra_var.empty()) {
       line("const int64_t " + extra_var + " = rest % " + std::to_string(extra) + ";");
@@ -344,13 +406,15 @@ class Walker {
     line("{  // stage " + std::to_string(number) + ": " + s.what + " over [" + extents_text(s) + "]" +
          (s.combine != Combine::None ? ", fold " + std::string(tile::combine_name(s.combine)) : "") +
          "; W=" + std::to_string(p.lanes) + " MR=" + std::to_string(p.mr) + " NV=" + std::to_string(p.nv) +
-         " threads=" + std::to_string(p.threads));
+         " threads=" + std::to_string(p.threads) + (p.k_block > 0 ? " k_block=" + std::to_string(p.k_block) : ""));
     ++indent_;
     int v = p.vec_dim;
     bool vec_reduced = v >= 0 && s.reduced[static_cast<size_t>(v)];
     bool backwards = false;
     for (const Access& a : s.leaves) backwards |= v >= 0 && a.strides[static_cast<size_t>(v)] < 0;
-    if (v < 0 || (s.scan_dim >= 0 && s.scan_dim == v) || (backwards && s.combine == Combine::None))
+    if (scan_by_vectors(s, p))
+      emit_scan_vectors(s, p);
+    else if (v < 0 || (s.scan_dim >= 0 && s.scan_dim == v) || (backwards && s.combine == Combine::None))
       emit_lane1(s, p);
     else if (vec_reduced)
       emit_reduce_inner(s, p);
@@ -411,44 +475,94 @@ class Walker {
     int64_t ext_r = r >= 0 ? s.extents[static_cast<size_t>(r)] : 1;
     int64_t nrb = (ext_r + p.mr - 1) / p.mr;
     int64_t last = ext_v - (nvb - 1) * block;
-    pack_panels(s, p, reduced, outer, nvb, block, last);
-    open_outer(s, outer, nvb * nrb, "outer_block", p.threads);
-    line("const int64_t vb = outer_block / " + std::to_string(nrb) + ";");
-    line("const int64_t rb = outer_block % " + std::to_string(nrb) + ";");
-    line("const int64_t v0 = vb * " + std::to_string(block) + ";");
-    line("const int64_t r0 = rb * " + std::to_string(p.mr) + ";");
-    line("(void)r0;");
-    auto rows_switch = [&](int nvec, int tail) {
-      int rem = static_cast<int>(ext_r % p.mr);
-      if (r < 0 || rem == 0) {
-        emit_tile_block(s, p, t, first, reduced, r < 0 ? 1 : p.mr, nvec, tail);
+    // One tile at (vb, rb), its partial blocks of vectors and rows switched on.
+    auto tile_at = [&](const FoldPart& part) {
+      line("const int64_t vb = outer_block / " + std::to_string(nrb) + ";");
+      line("const int64_t rb = outer_block % " + std::to_string(nrb) + ";");
+      line("const int64_t v0 = vb * " + std::to_string(block) + ";");
+      line("const int64_t r0 = rb * " + std::to_string(p.mr) + ";");
+      line("(void)r0;");
+      auto rows_switch = [&](int nvec, int tail) {
+        int rem = static_cast<int>(ext_r % p.mr);
+        if (r < 0 || rem == 0) {
+          emit_tile_block(s, p, t, first, reduced, r < 0 ? 1 : p.mr, nvec, tail, part);
+        } else {
+          line("if (r0 + " + std::to_string(p.mr) + " <= " + std::to_string(ext_r) + ") {");
+          ++indent_;
+          emit_tile_block(s, p, t, first, reduced, p.mr, nvec, tail, part);
+          --indent_;
+          line("} else {");
+          ++indent_;
+          emit_tile_block(s, p, t, first, reduced, rem, nvec, tail, part);
+          close();
+        }
+      };
+      if (last == block) {
+        rows_switch(p.nv, 0);
+      } else if (nvb == 1) {
+        rows_switch(static_cast<int>(last / W), static_cast<int>(last % W));
       } else {
-        line("if (r0 + " + std::to_string(p.mr) + " <= " + std::to_string(ext_r) + ") {");
+        line("if (vb + 1 < " + std::to_string(nvb) + ") {");
         ++indent_;
-        emit_tile_block(s, p, t, first, reduced, p.mr, nvec, tail);
+        rows_switch(p.nv, 0);
         --indent_;
         line("} else {");
         ++indent_;
-        emit_tile_block(s, p, t, first, reduced, rem, nvec, tail);
+        rows_switch(static_cast<int>(last / W), static_cast<int>(last % W));
         close();
       }
     };
-    if (last == block) {
-      rows_switch(p.nv, 0);
-    } else if (nvb == 1) {
-      rows_switch(static_cast<int>(last / W), static_cast<int>(last % W));
-    } else {
-      line("if (vb + 1 < " + std::to_string(nvb) + ") {");
-      ++indent_;
-      rows_switch(p.nv, 0);
-      --indent_;
-      line("} else {");
-      ++indent_;
-      rows_switch(static_cast<int>(last / W), static_cast<int>(last % W));
-      close();
+    if (schedule_.stages[stage_index_].order == LoopOrder::KBlocked) {
+      emit_fold_blocks(s, p, reduced, outer, nvb * nrb, tile_at);
+      return;
     }
+    pack_panels(s, p, reduced, outer, nvb, block, last);
+    open_outer(s, outer, nvb * nrb, "outer_block", p.threads);
+    tile_at(FoldPart{});
     close();
     packed_.clear();
+  }
+
+  // A KBlocked fold: each thread takes a contiguous share of the tiles; for
+  // each block of the fold it runs all of them, resuming from and leaving
+  // partial sums in the output, the last block storing through the epilogue.
+  // A block's tiles read k_block rows of the wide operand side by side.
+  void emit_fold_blocks(const Stage& s, const tile::TileParams& p, const std::vector<int>& reduced,
+                        const std::vector<int>& outer, int64_t blocks,
+                        const std::function<void(const FoldPart&)>& tile_at) {
+    AXON_CHECK(reduced.size() == 1 && bound_ == 0 && s.combine == Combine::Sum,
+               "a KBlocked stage folds one loop by a sum, outside any row group");
+    int k = reduced[0];
+    int64_t K = s.extents[static_cast<size_t>(k)], kc = schedule_.stages[stage_index_].k_block;
+    int64_t nkb = (K + kc - 1) / kc;
+    int64_t total = blocks;
+    for (int d : outer) total *= s.extents[static_cast<size_t>(d)];
+    int parts = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(p.threads, total)));
+    if (parts > 1) line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(parts) + ")");
+    open_loop("share", parts);
+    line("const int64_t first_tile = share * " + std::to_string(total) + " / " + std::to_string(parts) + ";");
+    line("const int64_t end_tile = (share + 1) * " + std::to_string(total) + " / " + std::to_string(parts) + ";");
+    auto pass = [&](const FoldPart& part) {
+      line("for (int64_t blk = first_tile; blk < end_tile; ++blk) {");
+      ++indent_;
+      decode_blocks(s, outer, blocks, "outer_block");
+      tile_at(part);
+      close();
+    };
+    std::string kcs = std::to_string(kc);
+    if (nkb == 1) {
+      pass(FoldPart{});
+    } else {
+      pass(FoldPart{"0", kcs, false, false});
+      if (nkb > 2) {
+        open_loop("kb_rest", nkb - 2);
+        line("const int64_t kb = kb_rest + 1;");
+        pass(FoldPart{"kb * " + kcs, "kb * " + kcs + " + " + kcs, true, false});
+        close();
+      }
+      pass(FoldPart{std::to_string((nkb - 1) * kc), std::to_string(K), true, true});
+    }
+    close();
   }
 
   // The row-shared operand of a contraction whose rows are far apart in
@@ -562,7 +676,7 @@ class Walker {
   std::vector<std::pair<std::string, int64_t>> extra_scratch_;
 
   void emit_tile_block(const Stage& s, const tile::TileParams& p, const CoveredTile& t, const CoveredTile& first,
-                       const std::vector<int>& reduced, int rows, int nvec, int tail) {
+                       const std::vector<int>& reduced, int rows, int nvec, int tail, const FoldPart& part = {}) {
     if (tail > 0 && !shape_.has_tail)
       throw UserError(fn_.loc, "target " + target_.name + " has no masked loads and stores, and a loop of length " +
                                    std::to_string(s.extents[static_cast<size_t>(p.vec_dim)]) +
@@ -585,9 +699,12 @@ class Walker {
       for (Entry& e : entries) store(evaluate(s, t, p.vec_dim, e.idx, e.mode, tail, ""), s.out, e.idx, e.mode, tail);
       return;
     }
-    // Initial accumulators: zero, or the body at the first reduction index.
+    // Initial accumulators: zero, or the body at the first reduction index,
+    // or the partial sums an earlier block of the fold left.
     for (Entry& e : entries) {
-      if (s.combine == Combine::Max || s.combine == Combine::Min) {
+      if (part.resume) {
+        line("auto " + e.acc + " = " + load(s.out, pointer(s.out, e.idx), p.vec_dim, e.mode, tail) + ";");
+      } else if (s.combine == Combine::Max || s.combine == Combine::Min) {
         std::vector<std::string> idx0 = e.idx;
         for (int d : reduced) idx0[static_cast<size_t>(d)] = "0";
         line("auto " + e.acc + " = " + evaluate(s, first, p.vec_dim, idx0, e.mode, tail, "") + ";");
@@ -597,13 +714,21 @@ class Walker {
     }
     std::vector<int> loops = reduced;
     if (s.scan_dim >= 0) loops.insert(loops.begin(), s.scan_dim);
-    for (int d : loops) open_loop("i" + std::to_string(d), s.extents[static_cast<size_t>(d)]);
+    for (int d : loops) {
+      std::string var = "i" + std::to_string(d);
+      if (part.begin.empty()) {
+        open_loop(var, s.extents[static_cast<size_t>(d)]);
+      } else {
+        line("for (int64_t " + var + " = " + part.begin + "; " + var + " < " + part.end + "; ++" + var + ") {");
+        ++indent_;
+      }
+    }
     for (Entry& e : entries) line(e.acc + " = " + evaluate(s, t, p.vec_dim, e.idx, e.mode, tail, e.acc) + ";");
     if (s.scan_dim >= 0)
       for (Entry& e : entries) store(e.acc, s.out, e.idx, e.mode, tail);
     for (size_t k = 0; k < loops.size(); ++k) close();
     if (s.scan_dim < 0)
-      for (Entry& e : entries) store(e.acc, s.out, e.idx, e.mode, tail);
+      for (Entry& e : entries) store(e.acc, s.out, e.idx, e.mode, tail, !part.finish);
   }
 
   // The vector loop is reduced: NV vector accumulators, a masked tail merged
@@ -662,21 +787,7 @@ class Walker {
     }
     for (size_t k = 0; k < reduced.size(); ++k) close();
     // Combine the accumulators, then reduce across lanes.
-    if (p.nv > 1) {
-      const CoveredTile& combine = source_.tile(stage_index_, "combine", [&] {
-        CoveredTile c;
-        ir::TensorType vec{ir::DType::F32, {ir::Size(W)}};
-        c.leaves = {c.graph->input(0, "a", vec), c.graph->input(1, "b", vec)};
-        ir::Op op = s.combine == Combine::Max ? ir::Op::Max : s.combine == Combine::Min ? ir::Op::Min : ir::Op::Add;
-        c.root = c.graph->make(op, c.leaves, {});
-        return c;
-      });
-      ir::NodeRef a = combine.leaves.at(0), b = combine.leaves.at(1);
-      for (int j = 1; j < p.nv; ++j) {
-        std::map<int, std::string> values{{a->id(), accs[0]}, {b->id(), accs[static_cast<size_t>(j)]}};
-        line(accs[0] + " = " + emit_node(combine, combine.root, values) + ";");
-      }
-    }
+    for (int j = 1; j < p.nv; ++j) line(accs[0] + " = " + combined(s, accs[0], accs[static_cast<size_t>(j)]) + ";");
     std::string hname = s.combine == Combine::Max ? "max" : s.combine == Combine::Min ? "min" : "sum";
     std::string total = fresh("s");
     line("const auto " + total + " = " + apply(hname, accs[0]) + ";");
@@ -686,6 +797,90 @@ class Walker {
       store(text_of("splat", hole("splat")->tree, {total}, {}), s.out, idx, Mode::Bcast, 1);
     else
       line(text_of("store_scalar", hole("store_scalar")->tree, {total}, {}, pointer(s.out, idx)) + ";");
+    close();
+  }
+
+  // Two partial results of the stage's fold combined, lane by lane (a scan's: added).
+  std::string combined(const Stage& s, const std::string& a_value, const std::string& b_value) {
+    const CoveredTile& combine = source_.tile(stage_index_, "combine", [&] {
+      CoveredTile c;
+      ir::TensorType vec{ir::DType::F32, {ir::Size(shape_.lanes)}};
+      c.leaves = {c.graph->input(0, "a", vec), c.graph->input(1, "b", vec)};
+      ir::Op op = s.combine == Combine::Max ? ir::Op::Max : s.combine == Combine::Min ? ir::Op::Min : ir::Op::Add;
+      c.root = c.graph->make(op, c.leaves, {});
+      return c;
+    });
+    std::map<int, std::string> values{{combine.leaves.at(0)->id(), a_value}, {combine.leaves.at(1)->id(), b_value}};
+    return emit_node(combine, combine.root, values);
+  }
+
+  // A scan along the vector loop, a vector at a time: the prefix sums of the
+  // vector's lanes plus the total carried from the vectors before it, whose
+  // last lane, in every lane, is the next carry. Needs the 'prefix' and
+  // 'last' holes, every leaf contiguous or broadcast along the loop, and
+  // masked loads and stores.
+  bool scan_by_vectors(const Stage& s, const tile::TileParams& p) {
+    int v = p.vec_dim;
+    if (!p.vector_scan || shape_.lanes < 2 || v < 0 || s.scan_dim != v || s.combine != Combine::Scan) return false;
+    if (!shape_.has_tail) return false;  // the first vector's worth goes a lane at a time
+    if (s.out.strides[static_cast<size_t>(v)] != 1) return false;
+    for (const Access& a : s.leaves)
+      if (tile::lane_access(a, v) == LaneAccess::Strided) return false;
+    return hole("prefix", false) && hole("last", false);
+  }
+
+  // The first vector's worth of each row is summed one lane at a time in the
+  // reference's order: there the sums are short, and the rounding bound
+  // (eval/interpreter.h) follows the reference's partial sums closely; from
+  // there on the carried total dominates both.
+  void emit_scan_vectors(const Stage& s, const tile::TileParams& p) {
+    int v = p.vec_dim, W = p.lanes;
+    const CoveredTile& element = make_tile("element", s, Combine::None);
+    const CoveredTile& running = make_tile("body", s, Combine::Sum);
+    std::vector<int> outer;
+    for (size_t d = 0; d < s.extents.size(); ++d)
+      if (static_cast<int>(d) != v) outer.push_back(static_cast<int>(d));
+    int64_t ext_v = s.extents[static_cast<size_t>(v)];
+    int64_t head = std::min<int64_t>(W, ext_v);
+    int64_t full = (ext_v - head) / W;
+    int tail = static_cast<int>((ext_v - head) % W);
+    open_outer(s, outer, 1, "", p.threads);
+    std::vector<std::string> idx = base_index(s);
+    Mode lane = Mode::Lane1;
+    std::string acc = fresh("acc");
+    line("auto " + acc + " = " + text_of("zero", hole("zero")->tree, {}, {}) + ";");
+    std::string iv = "i" + std::to_string(v);
+    open_loop(iv, head);
+    line(acc + " = " + evaluate(s, running, -1, idx, lane, 1, acc) + ";");
+    store(acc, s.out, idx, lane, 1);
+    close();
+    if (ext_v == head) {
+      close();
+      return;
+    }
+    idx[static_cast<size_t>(v)] = std::to_string(head - 1);
+    std::string carry = fresh("carry");
+    line("auto " + carry + " = " + apply("load_bcast", pointer(s.out, idx)) + ";");
+    auto step = [&](Mode mode) {
+      std::string x = evaluate(s, element, v, idx, mode, tail, "");
+      std::string prefix = fresh("p");
+      line("const auto " + prefix + " = " + apply("prefix", x) + ";");
+      std::string sum = combined(s, prefix, carry);
+      store(sum, s.out, idx, mode, tail);
+      // Lanes past a tail hold the element function of zeros: after the tail's
+      // lanes, so they change nothing stored, and no carry is needed after it.
+      if (mode == Mode::Vec) line(carry + " = " + apply("last", sum) + ";");
+    };
+    if (full > 0) {
+      open_loop("vb", full);
+      idx[static_cast<size_t>(v)] = "(" + std::to_string(head) + " + vb * " + std::to_string(W) + ")";
+      step(Mode::Vec);
+      close();
+    }
+    if (tail > 0) {
+      idx[static_cast<size_t>(v)] = std::to_string(ext_v - tail);
+      step(Mode::Tail);
+    }
     close();
   }
 
@@ -760,6 +955,14 @@ isa::Spec hole_spec(const std::string& name, int lanes, const std::string& memor
     spec = isa::spec_from_source(
         name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])", {r, r}, r,
         tail);
+  else if (name == "prefix")
+    spec = isa::spec_from_source("prefix sums of the lanes",
+                                 "def h(x: 'f32[" + W + "]'):\n    return np.cumsum(x, axis=0)", {r}, r, {});
+  else if (name == "last")
+    spec = isa::spec_from_source(
+        "the last lane in every lane",
+        "def h(x: 'f32[" + W + "]'):\n    return np.broadcast_to(x[" + std::to_string(lanes - 1) + "], (" + W + ",))",
+        {r}, r, {});
   else if (name == "sum" || name == "max" || name == "min")
     spec = isa::spec_from_source("horizontal " + name, "def h(x: 'f32[" + W + "]'):\n    return np." + name + "(x)",
                                  {r}, r, {});

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct KernelWalk {
   std::string body;  // the statements inside the compute function, after its scratch pointers
   std::vector<StageWalk> stages;
   std::vector<std::pair<std::string, int64_t>> extra_scratch;  // packed panels: name, floats
+  std::set<int> row_local;  // scratch buffers held one row at a time inside their row group, not in the arena
 };
 
 /// Walks every stage of `schedule`. Throws an InternalError when the schedule

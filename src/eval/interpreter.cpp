@@ -65,8 +65,12 @@ int64_t dot(const Index& index, const Index& strides) {
 }
 
 // Element-wise ops compute with the one scalar semantics of the op table.
-double apply_unary(Op op, double x, double exponent) { return ir::scalar_unary(op, x, exponent); }
-double apply_binary(Op op, double a, double b) { return ir::scalar_binary(op, a, b); }
+double apply_unary(Op op, double x, double exponent) {
+  return ir::scalar_unary(op, x, exponent);
+}
+double apply_binary(Op op, double a, double b) {
+  return ir::scalar_binary(op, a, b);
+}
 
 bool compare(ir::Cmp cmp, double a, double b) {
   switch (cmp) {
@@ -91,8 +95,11 @@ constexpr double kTranscendental = 4;  // units of u that exp, log, tanh and pow
 // results that underflow (flushed to zero by some kernels) or for the values
 // the dtype cannot hold that become harmless downstream (1 / (1 + exp(100))).
 struct Rounding {
-  double u, tiny;
+  double u, tiny, largest;
   double of(double y) const { return u * std::fabs(y) + tiny; }
+  // Whether the kernel's value of x (E(x) away from x) may exceed the dtype:
+  // it is then infinite there (1 + exp(90) in float32).
+  bool may_overflow(double x, double ex) const { return std::fabs(x) + ex > largest; }
 };
 
 double unary_bound(Op op, double x, double ex, double y, double exponent, const Rounding& r) {
@@ -104,7 +111,8 @@ double unary_bound(Op op, double x, double ex, double y, double exponent, const 
     case Op::Log: return ex / std::fabs(x) + kTranscendental * u * ay + t;
     case Op::Sqrt: return std::min(ex / (2 * ay), std::sqrt(ex)) + u * ay + t;
     case Op::Tanh: return (1 - y * y) * ex + kTranscendental * u * ay + t;
-    case Op::Recip: return ex / (x * x) + u * ay + t;
+    case Op::Recip:  // of an overflowed x: 0 in the kernel, anything between 0 and y
+      return std::max(ex / (x * x), r.may_overflow(x, ex) ? ay : 0.0) + u * ay + t;
     case Op::Pow:
       return (ex == 0 ? 0 : std::fabs(exponent) * std::pow(std::fabs(x), exponent - 1) * ex) +
              (exponent == 2.0 ? 1 : kTranscendental) * u * ay + t;
@@ -146,7 +154,9 @@ double binary_bound(Op op, double a, double ea, double b, double eb, double y, c
     case Op::Add:
     case Op::Sub: return ea + eb + local;
     case Op::Mul: return ea * std::fabs(b) + std::fabs(a) * eb + local;
-    case Op::Div: return ea / std::fabs(b) + std::fabs(a) * eb / (b * b) + local;
+    case Op::Div:  // by an overflowed b: 0 in the kernel, anything between 0 and y
+      return std::max(ea / std::fabs(b) + std::fabs(a) * eb / (b * b), r.may_overflow(b, eb) ? std::fabs(y) : 0.0) +
+             local;
     case Op::Max:
     case Op::Min: return std::max(ea, eb);
     case Op::Input:
@@ -262,7 +272,9 @@ class Interpreter {
  private:
   const Tensor& value(NodeRef node) const { return values_.at(node); }
   const Bound& bound(NodeRef node) const { return bounds_.at(node); }
-  static Rounding rounding_of(NodeRef node) { return {unit_roundoff(node->dtype()), underflow_floor(node->dtype())}; }
+  static Rounding rounding_of(NodeRef node) {
+    return {unit_roundoff(node->dtype()), underflow_floor(node->dtype()), largest_finite(node->dtype())};
+  }
 
   Tensor result_tensor(NodeRef node) {
     Index shape = concrete_shape(node->shape(), dims_, node->loc());
@@ -345,7 +357,8 @@ class Interpreter {
                                                          bounds[2][at[2]], data[3][at[3]], bounds[3][at[3]]));
       } else {
         double y = out.data[flat] = apply_binary(node->op(), a, b);
-        if (bounds_on_) e[flat] = settled(y, binary_bound(node->op(), a, bounds[0][at[0]], b, bounds[1][at[1]], y, u, index_grid));
+        if (bounds_on_)
+          e[flat] = settled(y, binary_bound(node->op(), a, bounds[0][at[0]], b, bounds[1][at[1]], y, u, index_grid));
       }
       ++flat;
     });
@@ -423,7 +436,8 @@ class Interpreter {
       e.resize(q.size());
       for (size_t i = 0; i < e.size(); ++i) {
         int64_t position = (static_cast<int64_t>(i) / stride) % length;
-        bool exact = index_grid && q[i] == 0 && (position == 0 || e[i - stride] == 0) && exact_integer(t.data[i], 0, 0, u);
+        bool exact =
+            index_grid && q[i] == 0 && (position == 0 || e[i - stride] == 0) && exact_integer(t.data[i], 0, 0, u);
         e[i] = exact ? 0 : sum_bound(q[i], ss[i], u);
       }
     }

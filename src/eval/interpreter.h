@@ -14,8 +14,10 @@
 //   max, min (element-wise)   max(E(a), E(b))
 //   a + b, a - b              E(a) + E(b) + u|y|
 //   a * b                     E(a)|b| + |a|E(b) + u|y|
-//   a / b                     E(a)/|b| + |a|E(b)/b^2 + u|y|
-//   1/x                       E(x)/x^2 + u|y|
+//   a / b                     E(a)/|b| + |a|E(b)/b^2 + u|y|; at least |y| + u|y| when |b| + E(b) exceeds
+//                             the dtype's largest value (b is infinite in the kernel, y there 0:
+//                             x / (1 + exp(-x)) at x = -90 in float32)
+//   1/x                       E(x)/x^2 + u|y|; at least |y| + u|y| when |x| + E(x) exceeds the largest value
 //   exp x                     |y| E(x) + 4u|y|         (4u: libm and SIMD exp are not correctly rounded)
 //   log x                     E(x)/|x| + 4u|y|
 //   tanh x                    (1 - y^2) E(x) + 4u|y|

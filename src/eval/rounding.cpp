@@ -28,6 +28,15 @@ double underflow_floor(ir::DType dtype) {
   throw InternalError(__FILE__, __LINE__, "unknown dtype");
 }
 
+double largest_finite(ir::DType dtype) {
+  switch (dtype) {
+    case ir::DType::F32: return static_cast<double>(std::numeric_limits<float>::max());
+    case ir::DType::BF16: return 0x1.FEp127;
+    case ir::DType::F16: return 65504.0;
+  }
+  throw InternalError(__FILE__, __LINE__, "unknown dtype");
+}
+
 double round_to(double x, ir::DType dtype) {
   float f = static_cast<float>(x);
   switch (dtype) {

@@ -37,6 +37,10 @@ double unit_roundoff(ir::DType dtype);
 /// absolute error every rounded result may carry, for results that underflow.
 double underflow_floor(ir::DType dtype);
 
+/// The largest finite number of the dtype (f32 and bf16 about 3.4e38, f16
+/// 65504): a value beyond it is infinite in a kernel.
+double largest_finite(ir::DType dtype);
+
 /// x rounded to the nearest value of the dtype (ties to even): what a kernel
 /// whose parameter is declared so sees.
 double round_to(double x, ir::DType dtype);

@@ -212,7 +212,8 @@ std::string report_markdown(const SearchResult& r) {
     << (best ? "- report with plots: `report.html`\n" : "") << "\n"
     << "## Candidate space\n\n"
     << space_text(r) << "\n\n"
-    << "## Candidates\n\nRanked by the cost model; tilings are MR x NV @ threads per stage. Cut-off ones were "
+    << "## Candidates\n\nRanked by the cost model; tilings are MR x NV @ threads per stage (/kB: the fold in blocks of "
+       "B; /lanes: a scan one lane at a time). Cut-off ones were "
        "emitted and estimated but not compiled. The error column is each result's largest |error| as a fraction "
        "of its rounding bound: valid at most 1.\n\n"
     << "| rank | candidate | tilings | model ms | status | median ms | max error / bound |\n"
@@ -265,8 +266,7 @@ std::string report_html(const SearchResult& r) {
                                               : "not timed (" + r.numpy.why_not + ")"},
       {"phases (s)", phases_text(r.phases)},
       {"candidate space", space_text(r)}};
-  for (const BaselineTime& b : r.baselines)
-    h.facts.insert(h.facts.end() - 2, {"baseline", baseline_text(r, b)});
+  for (const BaselineTime& b : r.baselines) h.facts.insert(h.facts.end() - 2, {"baseline", baseline_text(r, b)});
   for (const Candidate& c : r.candidates)
     h.candidates.push_back({c.name + " [" + c.kernel->tilings() + "]", candidate_status(c), c.measured, c.valid(),
                             &c == &best, c.seconds, c.estimate.seconds, c.rank, c.finished_at});
@@ -299,7 +299,9 @@ std::string report_html(const SearchResult& r) {
                      {"Where the time goes (simulated)",
                       "The chosen kernel on the target's timing model: one row per engine, one for all DMA queues "
                       "(timeline.json opens in Perfetto).",
-                      r.profile_markdown, {}, r.profile_svg});
+                      r.profile_markdown,
+                      {},
+                      r.profile_svg});
   h.sections = {{"Chosen variant (NumPy-like)", "", ir::print_numpy(best.fn), {}},
                 fused,
                 {"Instruction-level form", "The full loop nest is kernel.cpp.", stages, {}},

@@ -1,13 +1,15 @@
 #include "tile/tiling.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace axon::tile {
 namespace {
 
 // The vector loop: the one along which most leaves are contiguous and none
 // needs a gather, the output contiguous (or the loop reduced). A scan's own
-// loop is a last resort (it then runs one lane at a time).
+// loop is a last resort: it then runs a vector at a time by prefix sums of
+// the lanes where the target has them, else one lane at a time.
 int choose_vec_dim(const Stage& s) {
   int best = -1;
   int64_t best_score = INT64_MIN;
@@ -132,6 +134,28 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target, TilingPolicy
   return choice;
 }
 
+std::vector<int> fold_blocks(const Stage& s, const TileParams& p) {
+  if (s.combine != Combine::Sum || p.rows_dim < 0 || p.vec_dim < 0 || s.epilogue_leaves.size() > 8) return {};
+  int k = -1;
+  for (size_t d = 0; d < s.extents.size(); ++d) {
+    if (!s.reduced[d]) continue;
+    if (k >= 0 || static_cast<int>(d) == p.vec_dim) return {};
+    k = static_cast<int>(d);
+  }
+  if (k < 0) return {};
+  int64_t K = s.extents[static_cast<size_t>(k)];
+  if (s.extents[static_cast<size_t>(p.rows_dim)] > 4 * p.mr || K < 128) return {};  // at most 4 blocks of rows
+  bool wide = false;
+  for (const Access& a : s.leaves) {
+    if (a.buffer == s.out.buffer) return {};
+    wide |= lane_access(a, p.vec_dim) == LaneAccess::Contiguous && std::abs(a.strides[static_cast<size_t>(k)]) >= 1024;
+  }
+  for (const Access& a : s.epilogue_leaves)
+    if (a.buffer == s.out.buffer) return {};
+  if (!wide) return {};
+  return {8, 32};
+}
+
 std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target) {
   TileChoice choice = choose_tiling(s, target, TilingPolicy::Search);
   bool gathers = choice.constraints[0].what.rfind("the gathered", 0) == 0;
@@ -143,9 +167,20 @@ std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target
         TileParams p = choice.params;
         p.mr = mr, p.nv = nv, p.threads = threads;
         normalize(s, gathers, p);
-        bool seen = false;
-        for (const TileParams& q : options) seen |= q.mr == p.mr && q.nv == p.nv && q.threads == p.threads;
-        if (!seen) options.push_back(p);
+        std::vector<int> blocks = fold_blocks(s, p);
+        blocks.insert(blocks.begin(), 0);
+        for (int k_block : blocks) {
+          for (bool vector_scan : {true, false}) {
+            if (!vector_scan && (s.scan_dim < 0 || s.scan_dim != p.vec_dim)) continue;
+            p.k_block = k_block;
+            p.vector_scan = vector_scan;
+            bool seen = false;
+            for (const TileParams& q : options)
+              seen |= q.mr == p.mr && q.nv == p.nv && q.threads == p.threads && q.k_block == p.k_block &&
+                      q.vector_scan == p.vector_scan;
+            if (!seen) options.push_back(p);
+          }
+        }
       }
     }
   }

@@ -33,6 +33,16 @@ struct TileParams {
   int lanes = 1;       // W
   int mr = 1, nv = 1;  // register tile
   int threads = 1;     // over the outer blocks
+  // The fold split into blocks of this many steps, the block loop outside
+  // the register tiles within each thread's share of them, partial sums kept
+  // in the output (0: the whole fold inside each tile). For matrix-vector
+  // shapes: the tiles of one block read a few rows of the wide operand side
+  // by side instead of walking down its columns a page per step.
+  int k_block = 0;
+  // A scan along the vector loop runs a vector at a time (prefix sums of the
+  // lanes plus the carried total) where the target can, else, or when false,
+  // one lane at a time in the reference's order.
+  bool vector_scan = true;
 };
 
 struct TileConstraint {
@@ -58,6 +68,12 @@ TileChoice choose_tiling(const Stage& stage, const TargetShape& target, TilingPo
 /// thread and with every core. The first entries are not ranked; the cost
 /// model ranks them.
 std::vector<TileParams> tiling_options(const Stage& stage, const TargetShape& target);
+
+/// The fold blocks tiling_options offers for `stage` (empty where blocking
+/// does not apply): a sum over one loop, register-blocked rows that at most
+/// four tiles cover, and an operand read down a wide matrix (a page or more
+/// per fold step), which the output (kept partial sums) does not alias.
+std::vector<int> fold_blocks(const Stage& stage, const TileParams& params);
 
 /// How a leaf or the output moves along the vector loop.
 enum class LaneAccess { Broadcast, Contiguous, Strided };

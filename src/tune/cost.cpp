@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace axon::tune {
 namespace {
@@ -85,6 +86,9 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
     }
   }
   double stores = vectors / folded * (step(step_cost, "store", 1) + step(step_cost, "epilogue", 0));
+  if (p.k_block > 0)  // each block of the fold but the first reloads the partial sums, each but the last stores them
+    stores +=
+        vectors / folded * std::ceil(folded / p.k_block) * (step(step_cost, "store", 1) + step(step_cost, "load", 1));
   for (size_t i = 0; i < s.epilogue_leaves.size(); ++i)  // a fused consumer's operands, once per stored vector
     if (static_cast<int>(i) != s.epilogue_result) stores += vectors / folded * step(step_cost, "load", 1);
   double tiles = std::max(1.0, kept / (mr * nv * p.lanes));
@@ -114,7 +118,21 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
     e.memory_seconds += seconds;
     if (seconds > slowest_seconds) slowest_seconds = seconds, slowest = level.name;
   };
-  for (const auto& [buffer, elements] : reads) move(buffer, elements, 1);
+  // An operand read down a wide matrix, a page or more per fold step, from
+  // memory where a few tiles cover every row (a matrix-vector shape, which
+  // blocks of the fold could read a few rows at a time, side by side): the
+  // prefetchers do not follow it: modeled as an eighth of the bandwidth
+  // (measured on a 2-core Xeon with 58 GB/s streaming copies: at M=8
+  // gated_mlp's two 64 MiB weights streamed at 8-9 GB/s, at M=16
+  // rmsnorm_matmul's 96 MiB at 4-5 GB/s).
+  std::map<int, bool> hops;
+  bool blockable = p.k_block == 0 && !tile::fold_blocks(s, p).empty();
+  for (const tile::Access& a : s.leaves)
+    for (size_t d = 0; d < s.extents.size(); ++d)
+      if (blockable && s.reduced[d] && std::abs(a.strides[d]) >= 1024 &&
+          tile::lane_access(a, p.vec_dim) == tile::LaneAccess::Contiguous)
+        hops[a.buffer] = true;
+  for (const auto& [buffer, elements] : reads) move(buffer, elements, hops.count(buffer) ? 8 : 1);
   move(s.out.buffer, touched_elements(plan, s, s.out), 2);  // written lines are read first
   e.overhead_seconds = p.threads > 1 ? 3e-6 : 0;            // waking the other threads and joining them
   e.seconds = std::max(e.compute_seconds, e.memory_seconds) + e.overhead_seconds;

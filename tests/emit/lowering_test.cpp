@@ -9,8 +9,8 @@
 
 #include "emit/cpu.h"
 #include "emit/nki.h"
-#include "fuse/epilogue.h"
 #include "eval/bind.h"
+#include "fuse/epilogue.h"
 #include "hw/description.h"
 #include "lang/load.h"
 #include "tune/runner.h"
@@ -26,9 +26,7 @@ struct Lowered {
   bool all_proved = true;
 };
 
-Lowered lower_cpu(const std::string& program_path, const ir::Dims& dims, const std::string& target_path) {
-  ir::Program program = lang::load_program(program_path);
-  hw::Description target = hw::load_description(target_path);
+Lowered lower_cpu_on(const ir::Program& program, const ir::Dims& dims, const hw::Description& target) {
   tile::Plan plan = tile::plan_function(program.kernel, dims);
   smt::Prover prover;
   isa::Synthesizer synth(target, prover);
@@ -43,6 +41,10 @@ Lowered lower_cpu(const std::string& program_path, const ir::Dims& dims, const s
     l.all_proved = l.all_proved && used.proof.verdict == smt::Verdict::Proved;
   }
   return l;
+}
+
+Lowered lower_cpu(const std::string& program_path, const ir::Dims& dims, const std::string& target_path) {
+  return lower_cpu_on(lang::load_program(program_path), dims, hw::load_description(target_path));
 }
 
 // The program's "test" preset, bound.
@@ -124,6 +126,42 @@ TEST(Synthesis, PicksUpTheFusedInstructionOfATestDescription) {
   EXPECT_TRUE(uses(plain, "max_ps"));
 }
 
+// A scan along the vector loop (cumsum over the last axis) runs a vector at a
+// time, prefix sums of the lanes plus a carried total, with both steps
+// synthesized from the description and proved. Without the prefix
+// instruction, or with wrong semantics for it, it is not used: the scan
+// runs one lane at a time.
+TEST(Emit, ScansAlongTheVectorLoopUsePrefixSums) {
+  ir::Program program = lang::load_program(kSource + "/bench/kernels/cumsum.py");
+  const ir::Dims dims{{"M", 3}, {"N", 37}};  // vectors and a tail
+  for (const char* name : {"x86-avx2.json", "x86-avx512.json"}) {
+    std::ifstream in(kSource + "/hw/" + name);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto lower = [&](const std::string& json) {
+      return lower_cpu_on(program, dims, hw::parse_description(json, kSource + "/hw/variant.json"));
+    };
+    Lowered vectors = lower(text.str());
+    EXPECT_TRUE(vectors.all_proved) << name;
+    EXPECT_TRUE(uses(vectors, "prefix_sum_ps")) << name;
+    EXPECT_TRUE(uses(vectors, "bcast_last_ps")) << name;
+    EXPECT_EQ(vectors.kernel.source.find("for (int64_t i1 = 0; i1 < 37; ++i1)"), std::string::npos) << name;
+    std::string removed = text.str();
+    size_t begin = removed.rfind("    {", removed.find("\"name\": \"prefix_sum_ps\""));
+    removed.erase(begin, removed.find("    },", begin) + 7 - begin);
+    std::string wrong = text.str();
+    size_t at = wrong.find("np.cumsum(x, axis=0)");
+    ASSERT_NE(at, std::string::npos) << name;
+    wrong.replace(at, 20, "np.cumsum(np.abs(x), axis=0)");  // no correction recovers the sums
+    for (const std::string& json : {removed, wrong}) {
+      Lowered lanes = lower(json);
+      EXPECT_TRUE(lanes.all_proved) << name;
+      EXPECT_FALSE(uses(lanes, "prefix_sum_ps")) << name;
+      EXPECT_NE(lanes.kernel.source.find("for (int64_t i1 = 0; i1 < 37; ++i1)"), std::string::npos) << name;
+    }
+  }
+}
+
 // The NKI kernel of a program at small sizes (partial tiles everywhere),
 // with row groups and epilogues as the search's first plan has them.
 std::string nki_of_file(const std::string& path, const std::optional<ir::Dims>& sizes = std::nullopt) {
@@ -135,7 +173,8 @@ std::string nki_of_file(const std::string& path, const std::optional<ir::Dims>& 
   smt::Prover prover;
   isa::Synthesizer synth(target, prover);
   std::string source = emit::emit_nki(plan, program.kernel, target, synth).source;
-  for (const isa::Lowering& l : synth.used()) EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << path << ": " << l.spec_text;
+  for (const isa::Lowering& l : synth.used())
+    EXPECT_EQ(l.proof.verdict, smt::Verdict::Proved) << path << ": " << l.spec_text;
   return source;
 }
 
@@ -149,7 +188,8 @@ std::string nki_of(const std::string& name, const ir::Dims& dims) {
 // and stores each row of the result once, its halves written side by side
 // into one SBUF tile, not as two half-width DMAs each.
 TEST(Trn1, ConcatenationPartsShareTheirRowsLoadsAndStores) {
-  std::string source = nki_of_file(kSource + "/tests/trn1/programs/rope_halves.py", ir::Dims{{"H", 8}, {"S", 256}, {"E", 64}});
+  std::string source =
+      nki_of_file(kSource + "/tests/trn1/programs/rope_halves.py", ir::Dims{{"H", 8}, {"S", 256}, {"E", 64}});
   auto count = [&](const std::string& what) {
     size_t n = 0;
     for (size_t at = source.find(what); at != std::string::npos; at = source.find(what, at + 1)) ++n;
@@ -214,8 +254,12 @@ TEST(Trn1, LoopInvariantInputsAreLoadedAboveTheLoop) {
   EXPECT_GT(source.find("nl.load(x[", head), head) << source;
 }
 
-TEST(Golden, SoftmaxTrn1) { expect_golden("softmax_trn1.py", nki_of("softmax", {{"M", 130}, {"N", 65}})); }
-TEST(Golden, CumsumTrn1) { expect_golden("cumsum_trn1.py", nki_of("cumsum", {{"M", 33}, {"N", 65}})); }
+TEST(Golden, SoftmaxTrn1) {
+  expect_golden("softmax_trn1.py", nki_of("softmax", {{"M", 130}, {"N", 65}}));
+}
+TEST(Golden, CumsumTrn1) {
+  expect_golden("cumsum_trn1.py", nki_of("cumsum", {{"M", 33}, {"N", 65}}));
+}
 
 // Tile sizes come from the description: halve the moving operand's limit and the N tiles follow.
 TEST(Trn1, TileSizesFollowTheDescriptionsLimits) {
@@ -297,11 +341,11 @@ TEST(Trn1, ContractionsUseTheTensorEngineAndEveryLoweringIsProved) {
 // softmax and the product with V in one loop, nothing in HBM between them,
 // at sizes with partial tiles and with several PSUM tiles along a row.
 TEST(Trn1, RowGroupsAndTheirContractionsShareOneNestInSbuf) {
-  for (auto [name, dims] : std::vector<std::pair<std::string, ir::Dims>>{
-           {"attention", {{"H", 2}, {"S", 130}, {"T", 700}, {"D", 17}}},
-           {"softmax_matmul", {{"M", 130}, {"T", 600}, {"D", 33}}},
-           {"layernorm_matmul", {{"M", 7}, {"K", 300}, {"N", 53}}},
-           {"rmsnorm_matmul", {{"M", 5}, {"K", 130}, {"N", 65}}}}) {
+  for (auto [name, dims] :
+       std::vector<std::pair<std::string, ir::Dims>>{{"attention", {{"H", 2}, {"S", 130}, {"T", 700}, {"D", 17}}},
+                                                     {"softmax_matmul", {{"M", 130}, {"T", 600}, {"D", 33}}},
+                                                     {"layernorm_matmul", {{"M", 7}, {"K", 300}, {"N", 53}}},
+                                                     {"rmsnorm_matmul", {{"M", 5}, {"K", 130}, {"N", 65}}}}) {
     std::string source = nki_of(name, dims);
     EXPECT_EQ(source.find("scratch"), std::string::npos) << name << " keeps an intermediate in HBM:\n" << source;
     EXPECT_NE(source.find("on the Tensor engine"), std::string::npos) << name;
@@ -359,7 +403,8 @@ TEST(Trn1, SpreadElementwiseStepsOverTheEngines) {
   // the cheapest cover is already one Scalar-engine activation per step,
   // x * a + b as its scale and bias, and the greedy split does not beat it.)
   EXPECT_LE(std::max(busy(b, "vector"), busy(b, "scalar")), std::max(busy(a, "vector"), busy(a, "scalar")))
-      << a.source << "\n----\n" << b.source;
+      << a.source << "\n----\n"
+      << b.source;
   EXPECT_GT(busy(a, "scalar"), 0);
 }
 

@@ -131,6 +131,33 @@ TEST(BoundCheck, WithinAndOutside) {
   EXPECT_TRUE(std::isinf(nan.worst));
 }
 
+// x / (1 + exp(-x)) at x = -90: 1 + exp(90) is beyond float32, so a float32
+// kernel (and NumPy in float32) divides by inf and gets -0 where the
+// reference has -7.4e-38, a normal float, and -8.1e-36 after a product
+// (gated_mlp at bench sizes). The quotient may be anything between 0 and
+// its value (times the check's factor); one far larger is still refused.
+TEST(BoundCheck, QuotientsByOverflowedDivisors) {
+  for (const char* body : {"x / (1.0 + np.exp(-x)) * y", "np.reciprocal(1.0 + np.exp(-x)) * x * y"}) {
+    ir::Program p = compile(body, "x: 'f32[2]', y: 'f32[2]'");
+    EvalOptions options;
+    options.bounds = true;
+    Evaluation want = evaluate_bounded(p.kernel, {{{2}, {-90, -80}}, {{2}, {109, 109}}}, {}, options);
+    double y0 = want.values[0].data[0], y1 = want.values[0].data[1];
+    ASSERT_LT(y0, -1e-36) << body;
+    BoundCheck zero = check_within_bound(std::vector<Tensor>{{{2}, {-0.0, y1}}}, want);
+    EXPECT_TRUE(zero.ok) << body << ": " << zero.text();
+    BoundCheck exact = check_within_bound(std::vector<Tensor>{{{2}, {y0, y1}}}, want);
+    EXPECT_TRUE(exact.ok) << body << ": " << exact.text();
+    if (std::string(body).rfind("x /", 0) == 0) {  // (1/(1 + exp(90)) underflows: the absolute floor allows more)
+      BoundCheck large = check_within_bound(std::vector<Tensor>{{{2}, {20 * y0, y1}}}, want);
+      EXPECT_FALSE(large.ok) << body;
+    }
+    // exp(80) fits: there the quotient's bound stays relative
+    BoundCheck off = check_within_bound(std::vector<Tensor>{{{2}, {y0, y1 * 1.1}}}, want);
+    EXPECT_FALSE(off.ok) << body;
+  }
+}
+
 TEST(MemoryLimit, RefusedBeforeStarting) {
   ir::Program p = compile("x @ x.T", "x: 'f32[M, K]'");
   ir::Dims dims{{"M", 1000}, {"K", 1000}};

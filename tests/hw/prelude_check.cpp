@@ -19,7 +19,8 @@
 //     +-inf (or within the tolerance of +-FLT_MAX); results in the subnormal
 //     range must be within a few subnormal ulps (exp: 0 is allowed, it flushes);
 //     special values (0, -0, +-inf, NaN, negatives) exactly;
-//   reductions (add within rounding, max/min exactly), transpose (exactly, also
+//   reductions (add within rounding, max/min exactly), prefix sums (exactly on
+//     integers, within rounding otherwise), bcast_last, transpose (exactly, also
 //     in place), the tail mask, the mask_mov_ps and select_eq_ps emit texts;
 //   the strided gathers for small and large strides (both index widths), and
 //     that the masked gather never reads the lanes it leaves out: the array ends
@@ -108,6 +109,10 @@ struct Avx2 {
     __m256 a = _mm256_loadu_ps(a_p), b = _mm256_loadu_ps(b_p), c = _mm256_loadu_ps(c_p), d = _mm256_loadu_ps(d_p);
     _mm256_storeu_ps(o, _mm256_blendv_ps(d, c, _mm256_cmp_ps(a, b, _CMP_EQ_OQ)));
   }
+  static void prefix_sum(const float* i, float* o) { _mm256_storeu_ps(o, axon_prefix_sum_ps256(_mm256_loadu_ps(i))); }
+  static void bcast_last(const float* i, float* o) {
+    _mm256_storeu_ps(o, _mm256_permutevar8x32_ps(_mm256_loadu_ps(i), _mm256_set1_epi32(7)));
+  }
 };
 
 #ifdef AXON_CHECK_AVX512
@@ -147,6 +152,10 @@ struct Avx512 {
   static void select_eq(const float* a_p, const float* b_p, const float* c_p, const float* d_p, float* o) {
     __m512 a = _mm512_loadu_ps(a_p), b = _mm512_loadu_ps(b_p), c = _mm512_loadu_ps(c_p), d = _mm512_loadu_ps(d_p);
     _mm512_storeu_ps(o, _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ), d, c));
+  }
+  static void prefix_sum(const float* i, float* o) { _mm512_storeu_ps(o, axon_prefix_sum_ps(_mm512_loadu_ps(i))); }
+  static void bcast_last(const float* i, float* o) {
+    _mm512_storeu_ps(o, _mm512_permutexvar_ps(_mm512_set1_epi32(15), _mm512_loadu_ps(i)));
   }
 };
 #endif
@@ -414,6 +423,37 @@ void check_lanes() {
     if (T::reduce_min(v) != mn) fail(t, "reduce_min");
   }
   std::printf("[%s] reduce_add max error %.3g of sum|x| (100000 vectors); reduce_max/min exact\n", t, worst_add);
+
+  // Prefix sums: exact on small integers (every partial sum representable,
+  // so any order of additions gives the sequential result), and on random
+  // values within log2(w) roundings of each lane's partial sum of |x|.
+  {
+    float v[16], o[16];
+    for (int i = 0; i < w; ++i) v[i] = static_cast<float>((i * 7) % 5 - 2) + static_cast<float>(i) * 16.0f;
+    T::prefix_sum(v, o);
+    float run = 0;
+    for (int i = 0; i < w; ++i) {
+      run += v[i];
+      if (o[i] != run) fail(t, "prefix_sum lane " + std::to_string(i) + ": " + fmt(o[i]) + ", want " + fmt(run));
+    }
+    T::bcast_last(v, o);
+    for (int i = 0; i < w; ++i)
+      if (o[i] != v[w - 1]) fail(t, "bcast_last lane " + std::to_string(i));
+    double worst_prefix = 0;
+    for (int trial = 0; trial < 100000; ++trial) {
+      for (int i = 0; i < w; ++i) v[i] = nd(rng);
+      T::prefix_sum(v, o);
+      double sum = 0, sum_abs = 0;
+      for (int i = 0; i < w; ++i) {
+        sum += v[i], sum_abs += std::fabs(v[i]);
+        double err = std::fabs(o[i] - sum) / sum_abs;
+        worst_prefix = std::max(worst_prefix, err);
+        if (err > 4 * 0x1p-24 * 2) fail(t, "prefix_sum error " + fmt(err) + " of sum |x| at lane " + std::to_string(i));
+      }
+    }
+    std::printf("[%s] prefix_sum max error %.3g of sum|x| (100000 vectors), exact on integers; bcast_last exact\n", t,
+                worst_prefix);
+  }
 
   std::vector<float> m(w * w), out(w * w);
   for (int i = 0; i < w * w; ++i) m[i] = static_cast<float>(i);
