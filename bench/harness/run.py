@@ -174,12 +174,20 @@ def optimize(args, path, preset_or_dims, out, flags):
     return search
 
 
+# The waiting policy of every OpenMP contestant (torch's and the expert
+# library's are set in their environments): threads that sleep when idle
+# rather than spin, so that none holds a core the next contestant needs.
+AXON_ENV = {"OMP_WAIT_POLICY": "PASSIVE"}
+
+
 def contestant_env(name, frameworks, expert_env):
     env = dict(os.environ)
     if name in PY_CONTESTANTS:
         env.update(frameworks.environment(name))
     elif name == "expert":
         env.update(expert_env)
+    elif name in AXON_VARIANTS:
+        env.update(AXON_ENV)
     return env
 
 
@@ -357,9 +365,10 @@ def main():
     ap.add_argument("--rounds", type=int, default=0, help="timing rounds (default 15, --quick 10)")
     ap.add_argument("--variants", type=int, default=0, help="variants per search (default 4, --quick 2)")
     ap.add_argument("--contestants", default="", help="comma-separated subset of the contestants")
-    ap.add_argument("--pause", type=float, default=0.1,
+    ap.add_argument("--pause", type=float, default=0.0,
                     help="seconds of idle before each contestant's timed calls, so that threads another "
-                         "contestant left spinning are asleep (default 0.1)")
+                         "contestant left spinning are asleep (default 0: on a 2-core Xeon VM a 0.1 s pause "
+                         "made every contestant slower, the expert library up to 1.8x)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cache", default="", help="axon optimize --cache PATH (default: a fresh one in --work)")
     ap.add_argument("--work", default=str(ROOT / "build" / "bench-work"), help="scratch folder")
@@ -425,7 +434,7 @@ def main():
         "pause_seconds": args.pause,
         "variants": args.variants, "limits": limits, "limits_after": limits_after, "versions": versions(frameworks),
         "environments": {c: (frameworks.environment(c) if frameworks and c in PY_CONTESTANTS else
-                             expert_env if c == "expert" else {}) for c in args.contestants},
+                             expert_env if c == "expert" else AXON_ENV) for c in args.contestants},
         "settings": {c: frameworks.describe(c) for c in PY_CONTESTANTS
                      if c in args.contestants and hasattr(frameworks, "describe")} if frameworks else {},
         "kernels": results, "wall_seconds": time.perf_counter() - started,

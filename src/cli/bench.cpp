@@ -119,7 +119,7 @@ const Command& bench_command() {
       "search and with each stage switched off (no algebra, no fusion, default tiling), then NumPy,\n"
       "PyTorch eager, torch.compile, JAX (jax.jit) and the expert library (bench/baselines: oneDNN,\n"
       "OpenBLAS and hand-vectorized glue), all on the same inputs, each checked against the float64\n"
-      "reference before it is timed in interleaved rounds, each turn after an idle pause (--pause).\n"
+      "reference before it is timed in interleaved rounds (--pause: idle time before each turn).\n"
       "Measures the machine's FMA peak and streaming-copy bandwidth first and last.\n"
       "Writes bench/results/<machine>-<date>.{md,json,svg}.\n"
       "The first run creates a Python virtual environment (scripts/bench-env.sh: PyTorch, JAX and NumPy\n"
@@ -138,7 +138,8 @@ const Command& bench_command() {
        {"--rounds", "N", "interleaved timing rounds (default 15, --quick 10)"},
        {"--pause", "S",
         "seconds idle before each contestant's timed calls, so that the threads\n"
-        "the last one left spinning are asleep (default 0.1)"},
+        "the last one left spinning are asleep (default 0; every OpenMP contestant,\n"
+        "Axon's included, runs with OMP_WAIT_POLICY=PASSIVE)"},
        {"--variants", "N", "variants per search (default 4, --quick 2)"},
        {"--preset", "NAME", "the SIZES preset of each kernel (default bench)"},
        {"--dims", "SPEC", "explicit sizes, with exactly one kernel"},
