@@ -160,32 +160,6 @@ class Walker {
 
   static std::string row_buffer_name(int b) { return "axon_row_t" + std::to_string(b); }
 
-  // The scratch buffers of group `g` that only its members touch: one member
-  // writes each whole, row by row, and the members read only the row they
-  // run for (fuse::row_groups' rules), so one row at a time suffices. Up to
-  // 64 KiB a row, on the stack of the thread that runs the row.
-  std::map<int, int64_t> row_local_buffers(const fuse::RowGroup& g) const {
-    std::map<int, int64_t> local;
-    int64_t rows = 1;
-    for (int d = 0; d < g.shared; ++d) rows *= plan_.stages[g.first].extents[static_cast<size_t>(d)];
-    for (size_t i = g.first; i <= g.last; ++i) {
-      int b = plan_.stages[i].out.buffer;
-      const tile::Buffer& buffer = plan_.buffers.at(static_cast<size_t>(b));
-      if (buffer.kind != tile::Buffer::Kind::Scratch || buffer.elements() % rows != 0) continue;
-      if (buffer.elements() / rows * 4 > 64 * 1024) continue;
-      bool outside = false;
-      for (size_t k = 0; k < plan_.stages.size(); ++k) {
-        if (k >= g.first && k <= g.last) continue;
-        const Stage& other = plan_.stages[k];
-        outside |= other.out.buffer == b;
-        for (const Access& a : other.leaves) outside |= a.buffer == b;
-        for (const Access& a : other.epilogue_leaves) outside |= a.buffer == b;
-      }
-      if (!outside) local[b] = buffer.elements() / rows;
-    }
-    return local;
-  }
-
   std::string apply(const std::string& hole_name, const std::string& arg, ir::Dims dims = {}) {
     return text_of(hole_name, hole(hole_name)->tree, {arg}, dims);
   }
@@ -358,7 +332,7 @@ class Walker {
     }
     line("(void)row_rest;");
     bound_ = g.shared;
-    row_local_ = row_local_buffers(g);
+    row_local_ = fuse::row_local_buffers(plan_, g);
     for (const auto& [b, floats] : row_local_)
       line("alignas(64) float " + row_buffer_name(b) + "[" + std::to_string((floats + 15) / 16 * 16) +
            "];  // one row of " + buffer_name(plan_, b));

@@ -120,4 +120,26 @@ std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>
   return groups;
 }
 
+std::map<int, int64_t> row_local_buffers(const tile::Plan& plan, const RowGroup& g) {
+  std::map<int, int64_t> local;
+  int64_t rows = 1;
+  for (int d = 0; d < g.shared; ++d) rows *= plan.stages[g.first].extents[static_cast<size_t>(d)];
+  for (size_t i = g.first; i <= g.last; ++i) {
+    int b = plan.stages[i].out.buffer;
+    const tile::Buffer& buffer = plan.buffers.at(static_cast<size_t>(b));
+    if (buffer.kind != tile::Buffer::Kind::Scratch || buffer.elements() % rows != 0) continue;
+    if (buffer.elements() / rows * 4 > kRowLocalBytes) continue;
+    bool outside = false;
+    for (size_t k = 0; k < plan.stages.size(); ++k) {
+      if (k >= g.first && k <= g.last) continue;
+      const tile::Stage& other = plan.stages[k];
+      outside |= other.out.buffer == b;
+      for (const tile::Access& a : other.leaves) outside |= a.buffer == b;
+      for (const tile::Access& a : other.epilogue_leaves) outside |= a.buffer == b;
+    }
+    if (!outside) local[b] = buffer.elements() / rows;
+  }
+  return local;
+}
+
 }  // namespace axon::fuse

@@ -5,9 +5,9 @@
 // instead of once per nest.
 #pragma once
 
-#include <vector>
-
 #include <functional>
+#include <map>
+#include <vector>
 
 #include "tile/plan.h"
 
@@ -31,5 +31,15 @@ struct RowGroup {
 /// group instead of spoiling this one).
 std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>& fusable,
                                  const std::function<bool(const RowGroup&)>& accept = nullptr);
+
+/// The most a row group keeps of one intermediate per row in an array of its
+/// row loop (on the stack of the thread that runs the row).
+inline constexpr int64_t kRowLocalBytes = 64 * 1024;
+
+/// The scratch buffers of group `g` that only its members touch, with their
+/// elements per row, up to kRowLocalBytes a row: one member writes each whole,
+/// row by row, and the members read only the row they run for (row_groups'
+/// rules), so one row at a time suffices and the buffer need not exist whole.
+std::map<int, int64_t> row_local_buffers(const tile::Plan& plan, const RowGroup& g);
 
 }  // namespace axon::fuse

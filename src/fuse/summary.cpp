@@ -1,6 +1,7 @@
 #include "fuse/summary.h"
 
 #include <functional>
+#include <set>
 #include <sstream>
 
 namespace axon::fuse {
@@ -145,10 +146,15 @@ BodyText body_text(const ir::Function& fn, const tile::Plan& plan, ir::NodeRef r
   return out;
 }
 
-int64_t scratch_bytes(const tile::Plan& plan) {
+// The scratch buffers' bytes, but for those a row group holds a row at a time.
+int64_t scratch_bytes(const tile::Plan& plan, const std::vector<RowGroup>& rows = {}) {
+  std::set<int> local;
+  for (const RowGroup& g : rows)
+    for (const auto& [b, per_row] : row_local_buffers(plan, g)) local.insert(b);
   int64_t bytes = 0;
-  for (const tile::Buffer& b : plan.buffers)
-    if (b.kind == tile::Buffer::Kind::Scratch) bytes += 4 * b.elements();
+  for (size_t b = 0; b < plan.buffers.size(); ++b)
+    if (plan.buffers[b].kind == tile::Buffer::Kind::Scratch && !local.count(static_cast<int>(b)))
+      bytes += 4 * plan.buffers[b].elements();
   return bytes;
 }
 
@@ -206,7 +212,7 @@ FusionSummary summarize_fusion(const ir::Function& fn, const tile::Plan& fused, 
     summary.nests.push_back(std::move(nest));
   }
   summary.nests_unfused = unfused.stages.size();
-  summary.scratch_bytes = scratch_bytes(fused);
+  summary.scratch_bytes = scratch_bytes(fused, rows);
   summary.scratch_bytes_unfused = scratch_bytes(unfused);
   return summary;
 }
