@@ -13,8 +13,9 @@ For each kernel (bench/kernels/*.py) at its sizes:
   3. every contestant's first result is checked against the float64
      reference interpreter (`axon run`) before it is timed;
   4. timing rounds interleave the contestants (A B C … A B C …, the order
-     rotated each round, an idle pause before each, --pause); each figure is
-     the median over all timed calls.
+     rotated each round, an idle pause before each, --pause); each turn's
+     first call warms the caches up and is not a sample; each figure is the
+     median over all timed calls.
 Writes bench/results/<machine>-<date>.{md,json,svg} (or --out DIR).
 
 Run it through `axon bench` or `make bench`, which create the virtual
@@ -286,8 +287,8 @@ def bench_kernel(args, path, limits, frameworks, expert_env, work):
             w.close()
     try:
         batch = {}
-        for w in workers:  # a probe call sizes each sample to about 20 ms
-            t = min(w.time(1))
+        for w in workers:  # warm probe calls size each turn to about 20 ms
+            t = min(w.time(3))
             batch[w.name] = max(1, min(50, int(0.02 / max(t, 1e-7))))
         times = {w.name: [] for w in workers}
         for r in range(args.rounds):
@@ -297,7 +298,10 @@ def bench_kernel(args, path, limits, frameworks, expert_env, work):
                 # Eigen and oneDNN pools wait actively for a while after a
                 # parallel region) would hold a core the next one needs.
                 time.sleep(args.pause)
-                times[w.name] += w.time(batch[w.name])
+                # The turn's first call runs after another contestant has
+                # evicted this one's data and translations from the caches and
+                # TLBs: a warm-up, not a sample.
+                times[w.name] += w.time(batch[w.name] + 1)[1:]
         for w in workers:
             t = times[w.name]
             result["contestants"][w.name].update({
