@@ -820,14 +820,7 @@ class Walker {
     int tail = static_cast<int>((ext_v - head) % W);
     open_outer(s, outer, 1, "", p.threads);
     std::vector<std::string> idx = base_index(s);
-    Mode lane = Mode::Lane1;
-    std::string acc = fresh("acc");
-    line("auto " + acc + " = " + text_of("zero", hole("zero")->tree, {}, {}) + ";");
-    std::string iv = "i" + std::to_string(v);
-    open_loop(iv, head);
-    line(acc + " = " + evaluate(s, running, -1, idx, lane, 1, acc) + ";");
-    store(acc, s.out, idx, lane, 1);
-    close();
+    scan_lanes(s, running, idx, head, Mode::Lane1);
     if (ext_v == head) {
       close();
       return;
@@ -858,6 +851,18 @@ class Walker {
     close();
   }
 
+  // The first `steps` elements of a scan along its own loop, one at a time in
+  // the reference's order: `running` is the body added to the accumulator.
+  void scan_lanes(const Stage& s, const CoveredTile& running, const std::vector<std::string>& idx, int64_t steps,
+                  Mode mode) {
+    std::string acc = fresh("acc");
+    line("auto " + acc + " = " + text_of("zero", hole("zero")->tree, {}, {}) + ";");
+    open_loop("i" + std::to_string(s.scan_dim), steps);
+    line(acc + " = " + evaluate(s, running, -1, idx, mode, 1, acc) + ";");
+    store(acc, s.out, idx, mode, 1);
+    close();
+  }
+
   // One element at a time (a scan along its own loop, or a rank-0 stage): masked single-lane vectors.
   void emit_lane1(const Stage& s, const tile::TileParams& p) {
     if (!shape_.has_tail && shape_.lanes > 1)
@@ -873,12 +878,7 @@ class Walker {
     std::vector<std::string> idx = base_index(s);
     Mode mode = shape_.lanes > 1 ? Mode::Lane1 : Mode::Vec;
     if (scan) {
-      std::string acc = fresh("acc");
-      line("auto " + acc + " = " + text_of("zero", hole("zero")->tree, {}, {}) + ";");
-      open_loop("i" + std::to_string(s.scan_dim), s.extents[static_cast<size_t>(s.scan_dim)]);
-      line(acc + " = " + evaluate(s, t, v, idx, mode, 1, acc) + ";");
-      store(acc, s.out, idx, mode, 1);
-      close();
+      scan_lanes(s, t, idx, s.extents[static_cast<size_t>(s.scan_dim)], mode);
     } else {
       if (s.combine != Combine::None) throw InternalError(__FILE__, __LINE__, "a fold without a vector loop");
       store(evaluate(s, t, v, idx, mode, 1, ""), s.out, idx, mode, 1);

@@ -148,12 +148,19 @@ std::vector<int> fold_blocks(const Stage& s, const TileParams& p) {
   bool wide = false;
   for (const Access& a : s.leaves) {
     if (a.buffer == s.out.buffer) return {};
-    wide |= lane_access(a, p.vec_dim) == LaneAccess::Contiguous && std::abs(a.strides[static_cast<size_t>(k)]) >= 1024;
+    wide |= read_down_wide_matrix(s, a, p);
   }
   for (const Access& a : s.epilogue_leaves)
     if (a.buffer == s.out.buffer) return {};
   if (!wide) return {};
   return {8, 32};
+}
+
+bool read_down_wide_matrix(const Stage& s, const Access& a, const TileParams& p) {
+  if (lane_access(a, p.vec_dim) != LaneAccess::Contiguous) return false;
+  for (size_t d = 0; d < s.extents.size(); ++d)
+    if (s.reduced[d] && std::abs(a.strides[d]) >= 1024) return true;
+  return false;
 }
 
 std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target) {
@@ -174,11 +181,7 @@ std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target
             if (!vector_scan && (s.scan_dim < 0 || s.scan_dim != p.vec_dim)) continue;
             p.k_block = k_block;
             p.vector_scan = vector_scan;
-            bool seen = false;
-            for (const TileParams& q : options)
-              seen |= q.mr == p.mr && q.nv == p.nv && q.threads == p.threads && q.k_block == p.k_block &&
-                      q.vector_scan == p.vector_scan;
-            if (!seen) options.push_back(p);
+            if (std::find(options.begin(), options.end(), p) == options.end()) options.push_back(p);
           }
         }
       }

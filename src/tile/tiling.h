@@ -43,6 +43,8 @@ struct TileParams {
   // lanes plus the carried total) where the target can, else, or when false,
   // one lane at a time in the reference's order.
   bool vector_scan = true;
+
+  bool operator==(const TileParams&) const = default;
 };
 
 struct TileConstraint {
@@ -74,6 +76,10 @@ std::vector<TileParams> tiling_options(const Stage& stage, const TargetShape& ta
 /// four tiles cover, and an operand read down a wide matrix (a page or more
 /// per fold step), which the output (kept partial sums) does not alias.
 std::vector<int> fold_blocks(const Stage& stage, const TileParams& params);
+
+/// Whether leaf `a` of a stage is read down a wide matrix: contiguous along
+/// the vector loop, a page or more (1024 floats) apart along a fold loop.
+bool read_down_wide_matrix(const Stage& stage, const Access& a, const TileParams& params);
 
 /// How a leaf or the output moves along the vector loop.
 enum class LaneAccess { Broadcast, Contiguous, Strided };

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
+#include <set>
 
 namespace axon::tune {
 namespace {
@@ -125,13 +125,10 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
   // (measured on a 2-core Xeon with 58 GB/s streaming copies: at M=8
   // gated_mlp's two 64 MiB weights streamed at 8-9 GB/s, at M=16
   // rmsnorm_matmul's 96 MiB at 4-5 GB/s).
-  std::map<int, bool> hops;
-  bool blockable = p.k_block == 0 && !tile::fold_blocks(s, p).empty();
-  for (const tile::Access& a : s.leaves)
-    for (size_t d = 0; d < s.extents.size(); ++d)
-      if (blockable && s.reduced[d] && std::abs(a.strides[d]) >= 1024 &&
-          tile::lane_access(a, p.vec_dim) == tile::LaneAccess::Contiguous)
-        hops[a.buffer] = true;
+  std::set<int> hops;
+  if (p.k_block == 0 && !tile::fold_blocks(s, p).empty())
+    for (const tile::Access& a : s.leaves)
+      if (tile::read_down_wide_matrix(s, a, p)) hops.insert(a.buffer);
   for (const auto& [buffer, elements] : reads) move(buffer, elements, hops.count(buffer) ? 8 : 1);
   move(s.out.buffer, touched_elements(plan, s, s.out), 2);  // written lines are read first
   e.overhead_seconds = p.threads > 1 ? 3e-6 : 0;            // waking the other threads and joining them
