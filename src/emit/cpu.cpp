@@ -309,6 +309,21 @@ std::string parameter_name(const std::string& parameter) {
   return mangled("p", parameter);
 }
 
+namespace {
+
+// A register-tiled stage that a row group can run a block of rows at a time:
+// a plain fold (or none) along loops other than its vector and rows loops,
+// every loop before its rows loop plain, not blocked along its fold.
+bool tiled_member(const tile::Stage& s, const tile::TileParams& p) {
+  if (p.k_block > 0 || s.scan_dim >= 0 || p.vec_dim <= p.rows_dim) return false;
+  if (s.combine != tile::Combine::None && s.combine != tile::Combine::Sum) return false;
+  for (int d = 0; d <= p.rows_dim; ++d)
+    if (s.reduced[static_cast<size_t>(d)]) return false;
+  return !s.reduced[static_cast<size_t>(p.vec_dim)];
+}
+
+}  // namespace
+
 CpuSchedule schedule_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Description& target,
                          isa::Synthesizer& synth, tile::TilingPolicy policy, const std::vector<tile::TileParams>& fixed,
                          bool fuse_rows) {
@@ -328,15 +343,29 @@ CpuSchedule schedule_cpu(const tile::Plan& plan, const ir::Function& fn, const h
       stage.k_block = stage.tiling.params.k_block;
     }
     // Row fusion keeps a stage's leading loops outer: not where they are
-    // vectorized or register-blocked (nor packed into panels).
+    // vectorized (nor packed into panels); a register-tiled contraction joins
+    // with its rows loop the innermost shared one, its tile's rows the
+    // group's block of rows.
     const tile::TileParams& p = stage.tiling.params;
-    fusable.push_back(fuse_rows && p.rows_dim < 0 && p.vec_dim > 0);
+    fusable.push_back(fuse_rows && p.vec_dim > 0 && (p.rows_dim < 0 || tiled_member(plan.stages[i], p)));
     schedule.stages.push_back(std::move(stage));
   }
-  for (const fuse::RowGroup& g : fuse::row_groups(plan, fusable)) {
-    bool outer = true;
-    for (size_t i = g.first; i <= g.last; ++i) outer = outer && schedule.stages[i].tiling.params.vec_dim >= g.shared;
-    if (outer) schedule.row_groups.push_back(g);
+  auto accept = [&](const fuse::RowGroup& g) {
+    int64_t mr = 0;
+    for (size_t i = g.first; i <= g.last; ++i) {
+      const tile::TileParams& p = schedule.stages[i].tiling.params;
+      if (p.vec_dim < g.shared) return false;
+      if (p.rows_dim < 0) continue;
+      if (p.rows_dim != g.shared - 1 || (mr != 0 && mr != p.mr)) return false;
+      mr = p.mr;
+    }
+    return true;
+  };
+  for (fuse::RowGroup g : fuse::row_groups(plan, fusable, accept, true)) {
+    if (!accept(g)) continue;
+    for (size_t i = g.first; i <= g.last; ++i)
+      if (schedule.stages[i].tiling.params.rows_dim >= 0) g.block = schedule.stages[i].tiling.params.mr;
+    schedule.row_groups.push_back(g);
   }
   return schedule;
 }
@@ -367,10 +396,11 @@ CpuKernel print_cpu(const tile::Plan& plan, const ir::Function& fn, const CpuSch
   k.shape = schedule.shape;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     int group = -1, loops = 0;
+    int64_t block = 1;
     for (const fuse::RowGroup& g : schedule.row_groups)
-      if (g.first <= i && i <= g.last) group = static_cast<int>(g.first), loops = g.shared;
+      if (g.first <= i && i <= g.last) group = static_cast<int>(g.first), loops = g.shared, block = g.block;
     k.stages.push_back({plan.stages[i].what, schedule.stages[i].tiling, walk.stages[i].listing,
-                        walk.stages[i].step_cost, group, loops});
+                        walk.stages[i].step_cost, group, loops, block});
   }
   k.parts.param_c_names = param_names(fn);
   k.parts.inputs = fn.params.size();

@@ -129,6 +129,7 @@ struct StageReport {
   std::map<std::string, double> step_cost;
   int row_group = -1;  // the first stage of the row group it runs in (fuse/rows), or -1
   int row_loops = 0;   // the group's shared leading loops
+  int64_t row_block = 1;  // the group's rows of its innermost shared loop per iteration (fuse::RowGroup::block)
 };
 
 /// Every kernel library also exports these two:

@@ -98,8 +98,32 @@ class Walker {
       stage_index_ = i;
       tile::TileParams p = schedule_.stages[i].tiling.params;
       bool grouped = group && group->first <= i && i <= group->last;
-      if (grouped) bound_ = group->shared, p.threads = 1;  // the row loop is the parallel one
-      emit_stage(plan_.stages[i], p, static_cast<int>(i));
+      if (!grouped) {
+        emit_stage(plan_.stages[i], p, static_cast<int>(i));
+      } else {
+        p.threads = 1;  // the row loop is the parallel one
+        if (p.rows_dim >= 0) {
+          // Its register tiles cover the group's block of rows.
+          bound_ = group->shared - 1;
+          rows_from_group_ = true;
+          emit_stage(plan_.stages[i], p, static_cast<int>(i));
+          rows_from_group_ = false;
+        } else if (group->block > 1) {
+          // One row of the block at a time.
+          int d = group->shared - 1;
+          std::string var = "i" + std::to_string(d);
+          int64_t extent = plan_.stages[i].extents[static_cast<size_t>(d)];
+          line("for (int64_t " + var + " = " + group_r0_ + "; " + var + " < " + group_r0_ + " + " +
+               std::to_string(group->block) + " && " + var + " < " + std::to_string(extent) + "; ++" + var + ") {");
+          ++indent_;
+          bound_ = group->shared;
+          emit_stage(plan_.stages[i], p, static_cast<int>(i));
+          close();
+        } else {
+          bound_ = group->shared;
+          emit_stage(plan_.stages[i], p, static_cast<int>(i));
+        }
+      }
       bound_ = 0;
       body << out_.str();
       k.stages.push_back({listing_, step_cost_});
@@ -110,6 +134,8 @@ class Walker {
         body << out_.str();
         ++next_group;
         row_local_.clear();
+        group_shared_ = 0;
+        group_block_ = 1;
       }
     }
     k.body = body.str();
@@ -136,6 +162,12 @@ class Walker {
   // The open row group's scratch buffers that live one row at a time in a
   // local array of the row loop (buffer -> floats per row).
   std::map<int, int64_t> row_local_;
+  // The open row group's shared loops and block of rows; the expression of
+  // the block's first row (of loop group_shared_ - 1).
+  int group_shared_ = 0;
+  int64_t group_block_ = 1;
+  std::string group_r0_;
+  bool rows_from_group_ = false;  // the stage's rows loop is the group's block
   int indent_ = 1;
   int next_var_ = 0;
 
@@ -150,11 +182,19 @@ class Walker {
 
   std::string pointer(const Access& a, const std::vector<std::string>& idx) {
     // A row-local buffer holds only the row the group's shared loops name.
+    // (A block of rows: the row's place in the block.)
     bool local = row_local_.count(a.buffer) > 0;
     std::string text =
         (local ? row_buffer_name(a.buffer) : buffer_name(plan_, a.buffer)) + " + " + std::to_string(a.offset);
-    for (size_t d = local ? static_cast<size_t>(bound_) : 0; d < a.strides.size(); ++d)
-      if (a.strides[d] != 0) text += " + " + std::to_string(a.strides[d]) + " * " + idx.at(d);
+    for (size_t d = 0; d < a.strides.size(); ++d) {
+      if (a.strides[d] == 0) continue;
+      if (local && static_cast<int>(d) < group_shared_ - 1) continue;
+      if (local && static_cast<int>(d) == group_shared_ - 1) {
+        if (group_block_ > 1) text += " + " + std::to_string(a.strides[d]) + " * (" + idx.at(d) + " - " + group_r0_ + ")";
+        continue;
+      }
+      text += " + " + std::to_string(a.strides[d]) + " * " + idx.at(d);
+    }
     return "(" + text + ")";
   }
 
@@ -316,27 +356,39 @@ class Walker {
     const Stage& s = plan_.stages[g.first];
     int threads = 1;
     for (size_t i = g.first; i <= g.last; ++i) threads = std::max(threads, schedule_.stages[i].tiling.params.threads);
-    int64_t total = 1;
-    for (int d = 0; d < g.shared; ++d) total *= s.extents[static_cast<size_t>(d)];
+    // The innermost shared loop in blocks of g.block rows.
+    int inner = g.shared - 1;
+    int64_t blocks = (s.extents[static_cast<size_t>(inner)] + g.block - 1) / g.block;
+    int64_t total = blocks;
+    for (int d = 0; d < inner; ++d) total *= s.extents[static_cast<size_t>(d)];
     line("{  // stages " + std::to_string(g.first) + "-" + std::to_string(g.last) + " fused over their first " +
-         std::to_string(g.shared) + " loop(s): each row stays in cache from one stage to the next");
+         std::to_string(g.shared) + " loop(s)" +
+         (g.block > 1 ? ", " + std::to_string(g.block) + " rows at a time" : std::string()) +
+         ": each row stays in cache from one stage to the next");
     ++indent_;
     if (threads > 1 && total > 1)
       line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
     open_loop("row", total);
     line("int64_t row_rest = row;");
-    for (int d = g.shared - 1; d >= 0; --d) {
-      int64_t e = s.extents[static_cast<size_t>(d)];
-      line("const int64_t i" + std::to_string(d) + " = row_rest % " + std::to_string(e) + ";");
+    group_shared_ = g.shared;
+    group_block_ = g.block;
+    for (int d = inner; d >= 0; --d) {
+      int64_t e = d == inner ? blocks : s.extents[static_cast<size_t>(d)];
+      std::string var = "i" + std::to_string(d);
+      if (d == inner && g.block > 1) {
+        var = "row_first";
+        line("const int64_t " + var + " = row_rest % " + std::to_string(e) + " * " + std::to_string(g.block) + ";");
+      } else {
+        line("const int64_t " + var + " = row_rest % " + std::to_string(e) + ";");
+      }
+      if (d == inner) group_r0_ = var;
       line("row_rest /= " + std::to_string(e) + ";");
     }
     line("(void)row_rest;");
-    bound_ = g.shared;
     row_local_ = fuse::row_local_buffers(plan_, g);
     for (const auto& [b, floats] : row_local_)
-      line("alignas(64) float " + row_buffer_name(b) + "[" + std::to_string((floats + 15) / 16 * 16) +
-           "];  // one row of " + buffer_name(plan_, b));
-    bound_ = 0;
+      line("alignas(64) float " + row_buffer_name(b) + "[" + std::to_string((floats * g.block + 15) / 16 * 16) +
+           "];  // " + (g.block > 1 ? "the block's rows" : std::string("one row")) + " of " + buffer_name(plan_, b));
     indent_ -= 2;
     return out_.str();
   }
@@ -447,14 +499,15 @@ class Walker {
     int64_t block = int64_t{W} * p.nv;
     int64_t nvb = (ext_v + block - 1) / block;
     int64_t ext_r = r >= 0 ? s.extents[static_cast<size_t>(r)] : 1;
-    int64_t nrb = (ext_r + p.mr - 1) / p.mr;
+    // In a row group with a block of rows, the tile's rows are the block's.
+    int64_t nrb = rows_from_group_ ? 1 : (ext_r + p.mr - 1) / p.mr;
     int64_t last = ext_v - (nvb - 1) * block;
     // One tile at (vb, rb), its partial blocks of vectors and rows switched on.
     auto tile_at = [&](const FoldPart& part) {
       line("const int64_t vb = outer_block / " + std::to_string(nrb) + ";");
-      line("const int64_t rb = outer_block % " + std::to_string(nrb) + ";");
+      if (!rows_from_group_) line("const int64_t rb = outer_block % " + std::to_string(nrb) + ";");
       line("const int64_t v0 = vb * " + std::to_string(block) + ";");
-      line("const int64_t r0 = rb * " + std::to_string(p.mr) + ";");
+      line("const int64_t r0 = " + (rows_from_group_ ? group_r0_ : "rb * " + std::to_string(p.mr)) + ";");
       line("(void)r0;");
       auto rows_switch = [&](int nvec, int tail) {
         int rem = static_cast<int>(ext_r % p.mr);
@@ -545,7 +598,8 @@ class Walker {
   // one stream instead of touching a new page at every step of the fold.
   void pack_panels(const Stage& s, const tile::TileParams& p, const std::vector<int>& reduced,
                    const std::vector<int>& outer, int64_t nvb, int64_t block, int64_t last) {
-    if (s.combine != Combine::Sum || reduced.size() != 1 || p.rows_dim < 0) return;
+    // Inside a row group the tile runs once per block of rows: nothing to share.
+    if (s.combine != Combine::Sum || reduced.size() != 1 || p.rows_dim < 0 || rows_from_group_) return;
     int v = p.vec_dim, k = reduced[0], W = p.lanes;
     int64_t K = s.extents[static_cast<size_t>(k)];
     int64_t ext_r = s.extents[static_cast<size_t>(p.rows_dim)];

@@ -102,15 +102,18 @@ bool legal(const tile::Plan& plan, size_t first, size_t last, int shared) {
 }  // namespace
 
 std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>& fusable,
-                                 const std::function<bool(const RowGroup&)>& accept) {
+                                 const std::function<bool(const RowGroup&)>& accept, bool narrow) {
   std::vector<RowGroup> groups;
   size_t i = 0;
   while (i < plan.stages.size()) {
     RowGroup g{i, i, fusable.at(i) ? plain_prefix(plan.stages[i]) : 0};
     while (g.shared > 0 && g.last + 1 < plan.stages.size() && fusable.at(g.last + 1)) {
       int shared = std::min(g.shared, common_prefix(plan.stages[g.last], plan.stages[g.last + 1]));
-      if (shared == 0 || !legal(plan, g.first, g.last + 1, shared)) break;
-      if (accept && !accept(RowGroup{g.first, g.last + 1, shared})) break;
+      auto takes = [&](int n) {
+        return n > 0 && legal(plan, g.first, g.last + 1, n) && (!accept || accept(RowGroup{g.first, g.last + 1, n}));
+      };
+      while (narrow && shared > 1 && !takes(shared)) --shared;
+      if (!takes(shared)) break;
       g.shared = shared;
       ++g.last;
     }
@@ -122,13 +125,14 @@ std::vector<RowGroup> row_groups(const tile::Plan& plan, const std::vector<bool>
 
 std::map<int, int64_t> row_local_buffers(const tile::Plan& plan, const RowGroup& g) {
   std::map<int, int64_t> local;
-  int64_t rows = 1;
+  int64_t rows = 1, total = 0;
   for (int d = 0; d < g.shared; ++d) rows *= plan.stages[g.first].extents[static_cast<size_t>(d)];
   for (size_t i = g.first; i <= g.last; ++i) {
     int b = plan.stages[i].out.buffer;
     const tile::Buffer& buffer = plan.buffers.at(static_cast<size_t>(b));
     if (buffer.kind != tile::Buffer::Kind::Scratch || buffer.elements() % rows != 0) continue;
-    if (buffer.elements() / rows * 4 > kRowLocalBytes) continue;
+    int64_t bytes = buffer.elements() / rows * g.block * 4;
+    if (bytes > kRowLocalBytes || total + bytes > kRowLocalTotalBytes) continue;
     bool outside = false;
     for (size_t k = 0; k < plan.stages.size(); ++k) {
       if (k >= g.first && k <= g.last) continue;
@@ -137,7 +141,7 @@ std::map<int, int64_t> row_local_buffers(const tile::Plan& plan, const RowGroup&
       for (const tile::Access& a : other.leaves) outside |= a.buffer == b;
       for (const tile::Access& a : other.epilogue_leaves) outside |= a.buffer == b;
     }
-    if (!outside) local[b] = buffer.elements() / rows;
+    if (!outside) local[b] = buffer.elements() / rows, total += bytes;
   }
   return local;
 }

@@ -220,7 +220,16 @@ class Enumerator {
       candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
       changed_before = std::move(changed);
     }
-    return variants_[reach_.slot_of(root)];
+    // A variant takes one term per class: a value the program uses twice is
+    // computed once (x - max(x) never takes x in two forms), and a class
+    // inside its own term (through a cycle: mul(x, 1) for x) is itself.
+    std::vector<Variant> found;
+    std::unordered_set<ir::NodeRef> listed;
+    for (const Variant& v : variants_[reach_.slot_of(root)]) {
+      ir::NodeRef term = one_term_per_class(v.term);
+      if (listed.insert(term).second) found.push_back({term, v.cost});
+    }
+    return found;
   }
 
  private:
@@ -234,9 +243,29 @@ class Enumerator {
   // [stable, visible) were found in it.
   std::vector<size_t> stable_;
   std::vector<size_t> visible_;
+  std::unordered_map<ir::NodeRef, size_t> class_of_;  // every term built -> its class slot
   size_t round_ = 0;
 
   bool full(size_t i) const { return variants_[i].size() >= limit_; }
+
+  // `term` with every class's occurrences replaced by the class's first term
+  // in topological order (inputs before users). Iterative.
+  ir::NodeRef one_term_per_class(ir::NodeRef term) {
+    std::unordered_map<size_t, ir::NodeRef> chosen;  // class slot -> its term in the result
+    std::unordered_map<ir::NodeRef, ir::NodeRef> rebuilt;
+    for (ir::NodeRef n : ir::topological_order({term})) {
+      std::vector<ir::NodeRef> inputs;
+      bool same = true;
+      for (ir::NodeRef x : n->inputs()) {
+        inputs.push_back(rebuilt.at(x));
+        same = same && inputs.back() == x;
+      }
+      ir::NodeRef m = same ? n : into_.make(n->op(), std::move(inputs), n->attrs());
+      if (auto c = class_of_.find(n); c != class_of_.end()) m = chosen.emplace(c->second, m).first->second;
+      rebuilt[n] = m;
+    }
+    return rebuilt.at(term);
+  }
 
   // Tries every combination of child variants that uses at least one found in
   // the last round: position j is the first such part.
@@ -282,7 +311,10 @@ class Enumerator {
     }
     const ClassData& data = graph_.data(reach_.classes[i]);
     ir::NodeRef term = build_term(node, data, std::move(inputs), into_);
-    if (seen_[i].insert(term).second) variants_[i].push_back({term, default_cost(node, data, child_costs)});
+    if (seen_[i].insert(term).second) {
+      variants_[i].push_back({term, default_cost(node, data, child_costs)});
+      class_of_.emplace(term, i);
+    }
   }
 };
 

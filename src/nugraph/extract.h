@@ -31,8 +31,11 @@ ir::NodeRef extract_best(const NuGraph& graph, ClassId root, const CostFn& cost,
 
 /// Up to `limit` distinct terms of `root`'s class, built into `into`. Terms
 /// are found in rounds of increasing depth, each class keeping at most
-/// `limit`; the result is ordered cheapest first (default_cost), then by
-/// creation order in `into`. Deterministic.
+/// `limit`; each is then made to take one term per class (every occurrence of
+/// a class becomes its first term in topological order, so a value used twice
+/// is computed once, and a class inside its own term is that term), and the
+/// distinct results are ordered cheapest first (default_cost of the term as
+/// found), then by creation order in `into`. Deterministic.
 std::vector<ir::NodeRef> enumerate_variants(const NuGraph& graph, ClassId root, size_t limit, ir::Graph& into);
 
 }  // namespace axon::nugraph

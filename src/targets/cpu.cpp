@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -35,6 +36,7 @@ search::Estimate estimate(const tile::Plan& plan, const emit::CpuKernel& kernel,
     if (r.row_group >= 0) {
       double rows = 1;
       for (int d = 0; d < r.row_loops; ++d) rows *= static_cast<double>(stage.extents[static_cast<size_t>(d)]);
+      rows /= static_cast<double>(r.row_block);  // what one iteration of the group's loop touches
       auto touch = [&](int b) {
         resident[b] = 4 * static_cast<double>(plan.buffers[static_cast<size_t>(b)].elements()) / rows;
       };
@@ -101,7 +103,7 @@ class CpuKernelHandle : public search::TargetKernel {
     for (size_t i = 0; i < stages.size(); ++i) {
       if (stages[i].row_group < 0) continue;
       if (rows.empty() || rows.back().first != static_cast<size_t>(stages[i].row_group))
-        rows.push_back({i, i, stages[i].row_loops});
+        rows.push_back({i, i, stages[i].row_loops, stages[i].row_block});
       rows.back().last = i;
     }
     return rows;
@@ -164,6 +166,26 @@ std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan&
   for (size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
   std::stable_sort(by_cost.begin(), by_cost.end(),
                    [&](size_t a, size_t b) { return ranked[a][0].first > ranked[b][0].first; });
+  // Contractions that a row group could run together take one register
+  // tile's rows: the best with every register-tiled stage at the rows of the
+  // costliest one, where that stage has such an option.
+  {
+    std::vector<tile::TileParams> aligned = best;
+    std::optional<size_t> widest;
+    for (size_t i = 0; i < best.size(); ++i)
+      if (best[i].rows_dim >= 0 && (!widest || ranked[i][0].first > ranked[*widest][0].first)) widest = i;
+    bool changed = false;
+    for (size_t i = 0; widest && i < best.size(); ++i) {
+      if (best[i].rows_dim < 0 || best[i].mr == best[*widest].mr) continue;
+      for (const auto& [seconds, p] : ranked[i])
+        if (p.rows_dim == best[i].rows_dim && p.vec_dim == best[i].vec_dim && p.mr == best[*widest].mr &&
+            p.k_block == 0) {
+          aligned[i] = p, changed = true;
+          break;
+        }
+    }
+    if (changed) combos.push_back(aligned);
+  }
   const size_t kStagesVaried = 2, kOptionsPerStage = 3;
   for (size_t k = 0; k < std::min(kStagesVaried, by_cost.size()); ++k) {
     size_t stage = by_cost[k];

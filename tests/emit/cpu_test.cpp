@@ -140,11 +140,12 @@ TEST(EmitParts, TwoKernelsComposeIntoOneTranslationUnit) {
 }
 
 // A program at `dims`, emitted with each stage's tiling the first option
-// that blocks its fold by `k_block` (else the first that does not), compiled,
-// run on seeded inputs and checked against the reference's rounding bound.
-// Returns the kernel's source.
+// that blocks its fold by `k_block` (else the first that does not; with `mr`,
+// the first register tile of mr rows where a stage has one), compiled, run on
+// seeded inputs and checked against the reference's rounding bound. Returns
+// the kernel's source.
 std::string run_checked(const std::string& path, const ir::Dims& dims, const hw::Description& target, int k_block,
-                        bool fuse_rows) {
+                        bool fuse_rows, int mr = 0) {
   ir::Program program = lang::load_program(path);
   const ir::Function& fn = program.kernel;
   tile::Plan plan = tile::plan_function(fn, dims);
@@ -157,10 +158,13 @@ std::string run_checked(const std::string& path, const ir::Dims& dims, const hw:
     auto blocked = std::find_if(options.begin(), options.end(),
                                 [&](const tile::TileParams& p) { return p.k_block == k_block && p.threads > 1; });
     auto plain = std::find_if(options.begin(), options.end(), [](const tile::TileParams& p) { return p.k_block == 0; });
-    fixed.push_back(blocked != options.end() ? *blocked : *plain);
+    auto tiled = std::find_if(options.begin(), options.end(), [&](const tile::TileParams& p) {
+      return mr > 0 && p.k_block == 0 && p.rows_dim >= 0 && p.mr == mr && p.threads == shape.cores;
+    });
+    fixed.push_back(tiled != options.end() ? *tiled : blocked != options.end() ? *blocked : *plain);
   }
   emit::CpuKernel k = emit::emit_cpu(plan, fn, target, synth, tile::TilingPolicy::Search, fixed, fuse_rows);
-  std::string dir = testing::TempDir() + "/run_checked_" + fn.name + "_" + std::to_string(k_block);
+  std::string dir = testing::TempDir() + "/run_checked_" + fn.name + "_" + std::to_string(k_block) + "_" + std::to_string(mr);
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/kernel.h") << k.header;
   std::ofstream(dir + "/kernel.cpp") << k.source;
@@ -189,7 +193,9 @@ std::string run_checked(const std::string& path, const ir::Dims& dims, const hw:
   eval::Evaluation want = eval::evaluate_bounded(fn, inputs, dims, options);
   std::vector<std::vector<float>> got;
   for (const eval::Tensor& w : want.values) got.emplace_back(static_cast<size_t>(w.numel()), -12345.0f);
-  void* library = dlopen((dir + "/kernel.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Kept mapped after dlclose: the OpenMP runtime it loaded keeps its idle
+  // worker threads, which must not outlive their code.
+  void* library = dlopen((dir + "/kernel.so").c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!library) {
     ADD_FAILURE() << dlerror();
     return k.source;
@@ -229,6 +235,28 @@ TEST(EmitSchedules, FoldBlocksRowLocalScratchAndVectorScansMatchTheReference) {
   std::string scan = run_checked(kSource + "/bench/kernels/cumsum.py", {{"M", 3}, {"N", 37}}, target, 0, false);
   EXPECT_NE(scan.find("axon_prefix_sum_ps256("), std::string::npos) << scan;
   run_checked(kSource + "/tests/programs/cumsum_axes.py", {{"A", 3}, {"B", 5}, {"C", 21}}, target, 0, false);
+}
+
+// Row groups whose members include contractions run a block of rows (the
+// register tile's) at a time: attention's scores, their softmax and the
+// weighted sum of values in one nest, each block's scores on the stack
+// (a partial last block of rows, a vector tail, two threads).
+TEST(EmitSchedules, RowGroupsRunContractionsABlockOfRowsAtATime) {
+  hw::Description target = hw::load_description(kSource + "/hw/x86-avx2.json");
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2 here";
+  struct Case {
+    const char* path;
+    ir::Dims dims;
+  };
+  for (const Case& c : {Case{"bench/kernels/attention.py", {{"H", 2}, {"S", 13}, {"T", 37}, {"D", 19}}},
+                        Case{"bench/kernels/gqa.py", {{"B", 2}, {"H", 3}, {"S", 5}, {"T", 70}, {"D", 17}}},
+                        Case{"bench/kernels/softmax_matmul.py", {{"M", 11}, {"T", 130}, {"D", 17}}}}) {
+    for (int mr : {3, 4}) {
+      std::string source = run_checked(kSource + "/" + c.path, c.dims, target, 0, true, mr);
+      EXPECT_NE(source.find(std::to_string(mr) + " rows at a time"), std::string::npos) << c.path << ":\n" << source;
+      EXPECT_NE(source.find("alignas(64) float axon_row_t"), std::string::npos) << c.path;
+    }
+  }
 }
 
 TEST(EmitPrinter, RefusesWhatWasNotSelectedOrIsNotImplemented) {
