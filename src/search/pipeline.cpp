@@ -267,14 +267,14 @@ class Search::Impl {
     }
   }
 
-  // Rank by the model, ties by generation order (deterministic); select the
+  // Rank by the model (ranks_before), then by generation order (deterministic); select the
   // pinned ones (what the search measured before tuning existed, so tuning
   // never loses to it), then the model's order.
   void select() {
     std::vector<Candidate>& all = result_.candidates;
     SearchSpace& space = result_.space;
     std::stable_sort(all.begin(), all.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.estimate.seconds < b.estimate.seconds; });
+                     [](const Candidate& a, const Candidate& b) { return ranks_before(a.estimate, b.estimate); });
     for (size_t i = 0; i < all.size(); ++i) all[i].rank = static_cast<int>(i + 1);
     size_t picked = 0;
     for (Candidate& c : all)

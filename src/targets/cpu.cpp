@@ -48,6 +48,7 @@ search::Estimate estimate(const tile::Plan& plan, const emit::CpuKernel& kernel,
     compute += e.compute_seconds;
   }
   result.memory_bound = memory > compute;
+  result.compute_seconds = compute;
   for (const tile::Buffer& b : plan.buffers)
     if (b.kind != tile::Buffer::Kind::Scratch) result.footprint_bytes += 4 * b.elements();
   return result;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../fuse/fuse_testing.h"
+#include "search/target.h"
 
 namespace axon::tune {
 namespace {
@@ -69,6 +70,26 @@ TEST(Cost, LargeElementwiseIsBoundByDram) {
   EXPECT_EQ(e.bound, "memory: dram");
   // Two reads and a write-allocated write of 64 MiB each at the description's 50 GB/s.
   EXPECT_NEAR(e.memory_seconds, 4 * 64.0 * (1 << 20) / 50e9, 1e-4);
+}
+
+// A contraction that memory bounds (four rows against a wide matrix):
+// register tiles estimate the same seconds, and the compute alone tells them
+// apart, as the search's order of estimates does.
+TEST(Cost, TilesThatMemoryBoundsTieAndTheirComputeDecides) {
+  ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
+  tile::Plan plan = tile::plan_function(p.kernel, {{"M", 4}, {"K", 8192}, {"N", 8192}});
+  tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
+  StageEstimate small = estimate_stage(plan, plan.stages[0], with(base, 2, 1, 2), kSteps, avx2());
+  StageEstimate large = estimate_stage(plan, plan.stages[0], with(base, 4, 1, 2), kSteps, avx2());
+  ASSERT_EQ(small.bound, "memory: dram");
+  ASSERT_EQ(large.bound, "memory: dram");
+  EXPECT_EQ(small.seconds, large.seconds);
+  EXPECT_GT(small.compute_seconds, large.compute_seconds);
+  search::Estimate a{small.seconds, true, 0, small.compute_seconds}, b{large.seconds, true, 0, large.compute_seconds};
+  EXPECT_TRUE(search::ranks_before(b, a));
+  EXPECT_FALSE(search::ranks_before(a, b));
+  a.seconds = b.seconds * 0.9;  // fewer seconds come first whatever the compute
+  EXPECT_TRUE(search::ranks_before(a, b));
 }
 
 TEST(Cost, UnfusedPlansMoveMoreBytes) {
