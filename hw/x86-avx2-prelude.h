@@ -22,6 +22,17 @@
 #include <cmath>
 #include <cstdint>
 
+// A streaming (non-temporal) store: the line goes to memory without being
+// read into the caches first. _mm256_stream_ps needs a 32-byte aligned address;
+// at any other address the vector is stored the ordinary way. Weakly ordered:
+// the kernel runs _mm_sfence() on each thread after its last one.
+static inline void axon_stream_ps(float* p, __m256 v) {
+  if ((reinterpret_cast<uintptr_t>(p) & 31u) == 0)
+    _mm256_stream_ps(p, v);
+  else
+    _mm256_storeu_ps(p, v);
+}
+
 // Lanes i < n all ones, the rest zero (n in [0, 8]).
 static inline __m256i axon_tail_mask8(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

@@ -18,6 +18,17 @@
 #include <cmath>
 #include <cstdint>
 
+// A streaming (non-temporal) store: the line goes to memory without being
+// read into the caches first. _mm512_stream_ps needs a 64-byte aligned address;
+// at any other address the vector is stored the ordinary way. Weakly ordered:
+// the kernel runs _mm_sfence() on each thread after its last one.
+static inline void axon_stream_ps(float* p, __m512 v) {
+  if ((reinterpret_cast<uintptr_t>(p) & 63u) == 0)
+    _mm512_stream_ps(p, v);
+  else
+    _mm512_storeu_ps(p, v);
+}
+
 // e^x: n = round(x / ln 2), r = x - n ln 2, e^r by the Cephes polynomial,
 // times 2^n by vscalefps (which takes n = 128 in its stride).
 static inline __m512 axon_exp_ps(__m512 x) {

@@ -89,7 +89,6 @@ class Walker {
       const fuse::RowGroup* group = next_group < groups.size() ? &groups[next_group] : nullptr;
       if (group && group->first == i) {
         body << open_rows(*group);
-        indent_ += 2;
         for (const auto& [b, floats] : row_local_) k.row_local.insert(b);
       }
       out_.str("");
@@ -133,6 +132,7 @@ class Walker {
         close();
         body << out_.str();
         ++next_group;
+        AXON_CHECK(fence_indent_ < 0, "the fence of a row group's streaming stores was printed");
         row_local_.clear();
         group_shared_ = 0;
         group_block_ = 1;
@@ -168,6 +168,15 @@ class Walker {
   int64_t group_block_ = 1;
   std::string group_r0_;
   bool rows_from_group_ = false;  // the stage's rows loop is the group's block
+  // Streaming stores: whether the stage being walked stores its full output
+  // vectors with them; the fence the next parallel loop opened (open_outer,
+  // open_rows) must run on each of its threads after its share, and, once
+  // that loop is open, the indent at which closing it prints the fence
+  // (inside a parallel region of its own when the loop is shared).
+  bool stream_ = false;
+  std::string fence_;
+  int fence_indent_ = -1;
+  bool fence_region_ = false;
   int indent_ = 1;
   int next_var_ = 0;
 
@@ -329,7 +338,7 @@ class Walker {
       return;
     }
     if (mode == Mode::Vec)
-      line(text_of("store", hole("store")->tree, {value}, {}, p) + ";");
+      line(text_of("store", hole(stream_ && !partial ? "store_stream" : "store")->tree, {value}, {}, p) + ";");
     else
       line(text_of("store_tail", hole("store_tail")->tree, {value},
                    {{"R", mode == Mode::Vec || mode == Mode::Tail ? tail : 1}}, p) +
@@ -345,6 +354,54 @@ class Walker {
   void close() {
     --indent_;
     line("}");
+    if (indent_ != fence_indent_) return;
+    line(fence_ + ";  // each thread: its streaming stores reach memory before the others go on");
+    if (fence_region_) {
+      --indent_;
+      line("}");
+    }
+    fence_.clear();
+    fence_indent_ = -1;
+    fence_region_ = false;
+  }
+
+  // Opens the loop a stage's (or row group's) threads share, `parts` of them:
+  // one parallel loop, or, when its streaming stores need their fence, a
+  // parallel region whose threads each run the fence after their share.
+  void open_parallel_loop(const std::string& var, int64_t extent, int parts) {
+    bool fence = !fence_.empty() && fence_indent_ < 0;
+    if (parts > 1 && fence) {
+      line("#pragma omp parallel num_threads(" + std::to_string(parts) + ")");
+      line("{");
+      ++indent_;
+      line("#pragma omp for schedule(static) nowait");
+      fence_region_ = true;
+    } else if (parts > 1) {
+      line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(parts) + ")");
+    }
+    if (fence) fence_indent_ = indent_;
+    open_loop(var, extent);
+  }
+
+  // The fence of the target's streaming store, as its lowering names it.
+  std::string stream_fence() {
+    const isa::Lowering* l = hole("store_stream");
+    std::function<std::string(const isa::InstrTree&)> find = [&](const isa::InstrTree& t) -> std::string {
+      if (t.instr && t.instr->nontemporal) return t.instr->fence;
+      for (const isa::InstrTree& a : t.args)
+        if (std::string f = find(a); !f.empty()) return f;
+      return "";
+    };
+    std::string f = find(l->tree);
+    AXON_CHECK(!f.empty(), "a streaming store's lowering has a nontemporal instruction with a fence");
+    return f;
+  }
+
+  // Whether stage `i` (the stage being walked) stores full vectors streaming.
+  bool streams(size_t i) {
+    const tile::TileParams& p = schedule_.stages[i].tiling.params;
+    if (!p.stream || p.k_block > 0 || row_local_.count(plan_.stages[i].out.buffer)) return false;
+    return source_.hole(i, "store_stream", false) != nullptr;
   }
 
   // One parallel loop over the product of `dims` (and `extra` outer blocks),
@@ -366,9 +423,15 @@ class Walker {
          (g.block > 1 ? ", " + std::to_string(g.block) + " rows at a time" : std::string()) +
          ": each row stays in cache from one stage to the next");
     ++indent_;
-    if (threads > 1 && total > 1)
-      line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
-    open_loop("row", total);
+    row_local_ = fuse::row_local_buffers(plan_, g);
+    for (size_t i = g.first; i <= g.last && fence_.empty(); ++i)
+      if (streams(i)) {
+        size_t saved = stage_index_;
+        stage_index_ = i;
+        fence_ = stream_fence();
+        stage_index_ = saved;
+      }
+    open_parallel_loop("row", total, threads > 1 && total > 1 ? threads : 1);
     line("int64_t row_rest = row;");
     group_shared_ = g.shared;
     group_block_ = g.block;
@@ -385,11 +448,9 @@ class Walker {
       line("row_rest /= " + std::to_string(e) + ";");
     }
     line("(void)row_rest;");
-    row_local_ = fuse::row_local_buffers(plan_, g);
     for (const auto& [b, floats] : row_local_)
       line("alignas(64) float " + row_buffer_name(b) + "[" + std::to_string((floats * g.block + 15) / 16 * 16) +
            "];  // " + (g.block > 1 ? "the block's rows" : std::string("one row")) + " of " + buffer_name(plan_, b));
-    indent_ -= 2;
     return out_.str();
   }
 
@@ -397,9 +458,7 @@ class Walker {
     dims.erase(std::remove_if(dims.begin(), dims.end(), [&](int d) { return d < bound_; }), dims.end());
     int64_t total = extra;
     for (int d : dims) total *= s.extents[static_cast<size_t>(d)];
-    if (threads > 1 && total > 1)
-      line("#pragma omp parallel for schedule(static) num_threads(" + std::to_string(threads) + ")");
-    open_loop("blk", total);
+    open_parallel_loop("blk", total, threads > 1 && total > 1 ? threads : 1);
     decode_blocks(s, dims, extra, extra_var);
   }
 
@@ -429,6 +488,8 @@ class Walker {
   void emit_stage(const Stage& s, const tile::TileParams& p, int number) {
     stage_ = &s;
     vec_dim_ = p.vec_dim;
+    stream_ = streams(stage_index_);
+    if (stream_ && bound_ == 0) fence_ = stream_fence();  // else the row group's loop runs it
     line("{  // stage " + std::to_string(number) + ": " + s.what + " over [" + extents_text(s) + "]" +
          (s.combine != Combine::None ? ", fold " + std::string(tile::combine_name(s.combine)) : "") +
          "; W=" + std::to_string(p.lanes) + " MR=" + std::to_string(p.mr) + " NV=" + std::to_string(p.nv) +
@@ -447,6 +508,9 @@ class Walker {
     else
       emit_vector_kept(s, p);
     close();
+    AXON_CHECK(bound_ > 0 || (fence_.empty() && fence_indent_ < 0),
+               "the fence of stage " + std::to_string(number) + "'s streaming stores was printed");
+    stream_ = false;
   }
 
   std::string extents_text(const Stage& s) {
@@ -969,6 +1033,10 @@ isa::Spec hole_spec(const std::string& name, int lanes, const std::string& memor
     spec = isa::spec_from_source(name, "def h(x: 'f32[R, S]'):\n    return x[:, 0]", {m}, r, ranges);
   } else if (name == "store")
     spec = isa::spec_from_source(name, "def h(v: 'f32[" + W + "]'):\n    return v", {r}, m, {});
+  else if (name == "store_stream") {
+    spec = isa::spec_from_source("streaming store", "def h(v: 'f32[" + W + "]'):\n    return v", {r}, m, {});
+    spec->nontemporal = true;
+  }
   else if (name == "store_tail")
     spec = isa::spec_from_source(name, "def h(v: 'f32[R]'):\n    return v", {r}, m, tail);
   else if (name == "store_lane0")

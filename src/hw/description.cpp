@@ -321,6 +321,14 @@ Instruction instruction(const Reader& r, const Json& j, const std::string& where
     if (name != "result" && !names.count(name) && !ins.limits.count(name))
       r.fail(where + ".emit", "names no operand or size '" + name + "'", near);
   }
+  if (j.contains("nontemporal")) {
+    if (!j["nontemporal"].is_boolean()) r.fail(where + ".nontemporal", "expected true or false", near);
+    ins.nontemporal = j["nontemporal"].get<bool>();
+  }
+  ins.fence = r.optional_string(j, "fence", where, "", near);
+  if (ins.nontemporal && ins.fence.empty())
+    r.fail(where + ".fence", "a nontemporal store needs the statement that orders it (for example _mm_sfence())", near);
+  if (!ins.nontemporal && !ins.fence.empty()) r.fail(where + ".fence", "only a nontemporal store has a fence", near);
   if (j.contains("fuses")) {
     const Json& f = j["fuses"];
     if (!f.is_array() || f.size() != 2 || !f[0].is_string() || !f[1].is_string())

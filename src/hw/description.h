@@ -67,6 +67,13 @@ struct Instruction {
   /// {result} names the tile that then's result is written to. Proved
   /// before use (isa::Synthesizer::prove_fusion); never a candidate of a hole.
   std::vector<std::string> fuses;
+  /// A store that bypasses the caches (a streaming or non-temporal store):
+  /// never a candidate of an ordinary hole, only of one that asks for it
+  /// (isa::Spec::nontemporal). `fence` is the statement each thread runs
+  /// after its last such store, before another thread or the caller reads
+  /// what it wrote (they are weakly ordered); required with nontemporal.
+  bool nontemporal = false;
+  std::string fence;
 };
 
 /// One number of a timing model (the "timing" object of a description): its

@@ -310,6 +310,7 @@ std::string spec_key(const Spec& spec) {
   for (const auto& [name, range] : spec.ranges)
     key += "|" + name + ":" + std::to_string(range.first) + "-" + std::to_string(range.second);
   for (const std::string& e : spec.engines) key += "|on:" + e;
+  if (spec.nontemporal) key += "|nontemporal";
   return key;
 }
 
@@ -397,7 +398,10 @@ std::optional<Lowering> Synthesizer::lower(const Spec& spec) {
     t.cost = 1e-3;  // on a tie, the tree that needs no invented number
     immediates.push_back({t, ir::TensorType{}, "", {}});
   }
-  auto allowed = [&](const hw::Instruction& instr) { return spec.engines.empty() || spec.engines.count(instr.engine); };
+  auto allowed = [&](const hw::Instruction& instr) {
+    if (instr.nontemporal != (spec.nontemporal && instr.result.space == spec.result_space)) return false;
+    return spec.engines.empty() || spec.engines.count(instr.engine) > 0;
+  };
   for (const hw::Instruction& conv : target_.instructions) {
     if (conv.operands.size() > 1 || !allowed(conv) || !conv.fuses.empty()) continue;
     bool own_only = attrs_name_sizes(conv);

@@ -34,6 +34,9 @@ struct Spec {
   std::string what;                                           // for reports: "add", "load (tail)", ...
   /// Only trees whose every instruction runs on one of these engines; empty: any.
   std::set<std::string> engines;
+  /// A streaming store: the instructions that write the result's space are
+  /// nontemporal ones (hw::Instruction::nontemporal). Otherwise none is.
+  bool nontemporal = false;
 
   /// Adds leaf Input number leaves.size() with this type and space.
   ir::NodeRef leaf(const ir::TensorType& type, const std::string& space);

@@ -59,7 +59,8 @@ std::string stage_text(const emit::StageReport& s, size_t i) {
   const tile::TileParams& p = s.tiling.params;
   r << "### stage " << i << ": " << s.what << "\n\n- tiling: vector loop " << p.vec_dim << ", W=" << p.lanes
     << ", rows loop " << p.rows_dim << ", MR=" << p.mr << ", NV=" << p.nv << ", threads=" << p.threads
-    << (p.k_block > 0 ? ", fold in blocks of " + std::to_string(p.k_block) : std::string()) << " (" << s.tiling.valid
+    << (p.k_block > 0 ? ", fold in blocks of " + std::to_string(p.k_block) : std::string())
+    << (p.stream ? ", streaming stores" : "") << " (" << s.tiling.valid
     << " of " << s.tiling.enumerated << " register tiles valid)\n";
   for (const tile::TileConstraint& c : s.tiling.constraints)
     r << "  - " << c.what << ": `" << c.lhs.str() << " <= " << c.bound << "`\n";
@@ -89,7 +90,7 @@ class CpuKernelHandle : public search::TargetKernel {
       const tile::TileParams& p = s.tiling.params;
       t += (t.empty() ? "" : " ") + std::to_string(p.mr) + "x" + std::to_string(p.nv) + "@" +
            std::to_string(p.threads) + (p.k_block > 0 ? "/k" + std::to_string(p.k_block) : "") +
-           (p.vector_scan ? "" : "/lanes");
+           (p.vector_scan ? "" : "/lanes") + (p.stream ? "/nt" : "");
     }
     return t;
   }

@@ -163,6 +163,16 @@ bool read_down_wide_matrix(const Stage& s, const Access& a, const TileParams& p)
   return false;
 }
 
+bool may_stream(const Stage& s, const TileParams& p, const TargetShape& target) {
+  if (!target.streaming_stores || p.vec_dim < 0 || p.k_block > 0) return false;
+  if (lane_access(s.out, p.vec_dim) != LaneAccess::Contiguous) return false;
+  if (s.scan_dim >= 0 && s.scan_dim == p.vec_dim && !p.vector_scan) return false;  // one lane at a time
+  double bytes = 4;
+  for (size_t d = 0; d < s.extents.size(); ++d)
+    if (s.out.strides[d] != 0) bytes *= static_cast<double>(s.extents[d]);
+  return bytes > static_cast<double>(target.last_cache_bytes);
+}
+
 std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target) {
   TileChoice choice = choose_tiling(s, target, TilingPolicy::Search);
   bool gathers = choice.constraints[0].what.rfind("the gathered", 0) == 0;
@@ -181,7 +191,11 @@ std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target
             if (!vector_scan && (s.scan_dim < 0 || s.scan_dim != p.vec_dim)) continue;
             p.k_block = k_block;
             p.vector_scan = vector_scan;
-            if (std::find(options.begin(), options.end(), p) == options.end()) options.push_back(p);
+            for (bool stream : {false, true}) {
+              p.stream = stream;
+              if (stream && !may_stream(s, p, target)) continue;
+              if (std::find(options.begin(), options.end(), p) == options.end()) options.push_back(p);
+            }
           }
         }
       }

@@ -25,6 +25,8 @@ struct TargetShape {
   int64_t l2_bytes = 1 << 20;
   int cores = 1;
   bool has_tail = true;  // masked loads and stores exist
+  bool streaming_stores = false;  // a vector store that bypasses the caches exists (hw::Instruction::nontemporal)
+  int64_t last_cache_bytes = 0;   // the largest cache between memory and the registers
 };
 
 struct TileParams {
@@ -43,6 +45,12 @@ struct TileParams {
   // lanes plus the carried total) where the target can, else, or when false,
   // one lane at a time in the reference's order.
   bool vector_scan = true;
+  // Full vectors of the output are stored with the target's streaming store,
+  // which bypasses the caches: a line written whole is then not read from
+  // memory first. Offered where the output exceeds the last-level cache
+  // (tile::may_stream); a store to an address the instruction cannot take
+  // falls back to an ordinary one (the description's helper decides).
+  bool stream = false;
 
   bool operator==(const TileParams&) const = default;
 };
@@ -80,6 +88,12 @@ std::vector<int> fold_blocks(const Stage& stage, const TileParams& params);
 /// Whether leaf `a` of a stage is read down a wide matrix: contiguous along
 /// the vector loop, a page or more (1024 floats) apart along a fold loop.
 bool read_down_wide_matrix(const Stage& stage, const Access& a, const TileParams& params);
+
+/// Whether tiling_options offers streaming stores for `stage` under `params`:
+/// the target has them, the output is written whole vectors at a time along
+/// the vector loop, is not a fold's kept partial sums, and exceeds the
+/// last-level cache (smaller outputs are better left in it for their reader).
+bool may_stream(const Stage& stage, const TileParams& params, const TargetShape& target);
 
 /// How a leaf or the output moves along the vector loop.
 enum class LaneAccess { Broadcast, Contiguous, Strided };

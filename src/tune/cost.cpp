@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 
 namespace axon::tune {
@@ -130,7 +131,14 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
     for (const tile::Access& a : s.leaves)
       if (tile::read_down_wide_matrix(s, a, p)) hops.insert(a.buffer);
   for (const auto& [buffer, elements] : reads) move(buffer, elements, hops.count(buffer) ? 8 : 1);
-  move(s.out.buffer, touched_elements(plan, s, s.out), 2);  // written lines are read first
+  if (p.stream && !resident.count(s.out.buffer)) {
+    // Streaming stores write whole lines to memory without reading them first.
+    double seconds = 4 * touched_elements(plan, s, s.out) / level_holding(std::numeric_limits<double>::infinity(), static_cast<int>(threads), target).bytes_per_second;
+    e.memory_seconds += seconds;
+    if (seconds > slowest_seconds) slowest_seconds = seconds, slowest = target.memories.at(0).name;
+  } else {
+    move(s.out.buffer, touched_elements(plan, s, s.out), 2);  // written lines are read first
+  }
   e.overhead_seconds = p.threads > 1 ? 3e-6 : 0;            // waking the other threads and joining them
   e.seconds = std::max(e.compute_seconds, e.memory_seconds) + e.overhead_seconds;
   e.bound = e.compute_seconds >= e.memory_seconds ? "compute" : "memory: " + slowest;

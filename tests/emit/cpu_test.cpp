@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "eval/bind.h"
 #include "eval/interpreter.h"
@@ -141,11 +142,13 @@ TEST(EmitParts, TwoKernelsComposeIntoOneTranslationUnit) {
 
 // A program at `dims`, emitted with each stage's tiling the first option
 // that blocks its fold by `k_block` (else the first that does not; with `mr`,
-// the first register tile of mr rows where a stage has one), compiled, run on
-// seeded inputs and checked against the reference's rounding bound. Returns
-// the kernel's source.
+// the first register tile of mr rows where a stage has one; with `stream`,
+// streaming stores wherever the output is stored a vector at a time),
+// compiled, run on seeded inputs, with the outputs `out_shift` floats past a
+// 64-byte boundary, and checked against the reference's rounding bound.
+// Returns the kernel's source.
 std::string run_checked(const std::string& path, const ir::Dims& dims, const hw::Description& target, int k_block,
-                        bool fuse_rows, int mr = 0) {
+                        bool fuse_rows, int mr = 0, bool stream = false, int out_shift = 0) {
   ir::Program program = lang::load_program(path);
   const ir::Function& fn = program.kernel;
   tile::Plan plan = tile::plan_function(fn, dims);
@@ -162,9 +165,13 @@ std::string run_checked(const std::string& path, const ir::Dims& dims, const hw:
       return mr > 0 && p.k_block == 0 && p.rows_dim >= 0 && p.mr == mr && p.threads == shape.cores;
     });
     fixed.push_back(tiled != options.end() ? *tiled : blocked != options.end() ? *blocked : *plain);
+    tile::TileParams& p = fixed.back();
+    p.stream = stream && p.vec_dim >= 0 && p.k_block == 0 &&
+               tile::lane_access(s.out, p.vec_dim) == tile::LaneAccess::Contiguous;
   }
   emit::CpuKernel k = emit::emit_cpu(plan, fn, target, synth, tile::TilingPolicy::Search, fixed, fuse_rows);
-  std::string dir = testing::TempDir() + "/run_checked_" + fn.name + "_" + std::to_string(k_block) + "_" + std::to_string(mr);
+  std::string dir = testing::TempDir() + "/run_checked_" + fn.name + "_" + std::to_string(k_block) + "_" +
+                    std::to_string(mr) + (stream ? "_nt" + std::to_string(out_shift) : "");
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/kernel.h") << k.header;
   std::ofstream(dir + "/kernel.cpp") << k.source;
@@ -191,8 +198,13 @@ std::string run_checked(const std::string& path, const ir::Dims& dims, const hw:
   eval::EvalOptions options;
   options.bounds = true;
   eval::Evaluation want = eval::evaluate_bounded(fn, inputs, dims, options);
-  std::vector<std::vector<float>> got;
-  for (const eval::Tensor& w : want.values) got.emplace_back(static_cast<size_t>(w.numel()), -12345.0f);
+  std::vector<std::vector<float>> storage;
+  std::vector<float*> out;
+  for (const eval::Tensor& w : want.values) {
+    storage.emplace_back(static_cast<size_t>(w.numel()) + 32, -12345.0f);
+    auto address = reinterpret_cast<uintptr_t>(storage.back().data());
+    out.push_back(storage.back().data() + (64 - address % 64) % 64 / sizeof(float) + out_shift);
+  }
   // Kept mapped after dlclose: the OpenMP runtime it loaded keeps its idle
   // worker threads, which must not outlive their code.
   void* library = dlopen((dir + "/kernel.so").c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
@@ -202,10 +214,10 @@ std::string run_checked(const std::string& path, const ir::Dims& dims, const hw:
   }
   auto packed = reinterpret_cast<int (*)(const float* const*, float* const*)>(dlsym(library, emit::kPackedSymbol));
   std::vector<const float*> in;
-  std::vector<float*> out;
   for (const auto& f : in_floats) in.push_back(f.data());
-  for (auto& g : got) out.push_back(g.data());
   EXPECT_EQ(packed(in.data(), out.data()), 0) << path;
+  std::vector<std::vector<float>> got;
+  for (size_t i = 0; i < out.size(); ++i) got.emplace_back(out[i], out[i] + want.values[i].numel());
   eval::BoundCheck check = eval::check_within_bound(got, want);
   EXPECT_TRUE(check.ok) << path << " (k_block " << k_block << "): " << check.text();
   dlclose(library);
@@ -257,6 +269,48 @@ TEST(EmitSchedules, RowGroupsRunContractionsABlockOfRowsAtATime) {
       EXPECT_NE(source.find("alignas(64) float axon_row_t"), std::string::npos) << c.path;
     }
   }
+}
+
+// Streaming stores: full output vectors go through the description's
+// nontemporal store, each thread of a shared loop runs its fence after its
+// share (a parallel region of its own), tails stay ordinary masked stores,
+// and an output the instruction cannot take (a float past a boundary, or
+// rows of 37 floats) is stored the ordinary way by its helper: row groups,
+// register-tiled contractions, element-wise stages and vector scans, each
+// checked against the reference.
+TEST(EmitSchedules, StreamingStoresMatchTheReferenceAlignedOrNot) {
+  hw::Description target = hw::load_description(kSource + "/hw/x86-avx2.json");
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) GTEST_SKIP() << "no AVX2 here";
+  struct Case {
+    const char* path;
+    ir::Dims dims;
+    bool fuse_rows;
+  };
+  for (const Case& c : {Case{"bench/kernels/rmsnorm.py", {{"M", 9}, {"N", 37}}, true},
+                        Case{"bench/kernels/layernorm.py", {{"M", 7}, {"N", 64}}, true},
+                        Case{"bench/kernels/silu.py", {{"M", 5}, {"N", 72}}, false},
+                        Case{"bench/kernels/matmul.py", {{"M", 7}, {"K", 9}, {"N", 48}}, false},
+                        Case{"bench/kernels/cumsum.py", {{"M", 3}, {"N", 37}}, false}}) {
+    for (int shift : {0, 1}) {
+      std::string source = run_checked(kSource + "/" + c.path, c.dims, target, 0, c.fuse_rows, 0, true, shift);
+      EXPECT_NE(source.find("axon_stream_ps(("), std::string::npos) << c.path << ":\n" << source;
+      EXPECT_NE(source.find("#pragma omp parallel num_threads(2)"), std::string::npos) << c.path;
+      EXPECT_NE(source.find("#pragma omp for schedule(static) nowait"), std::string::npos) << c.path;
+      EXPECT_NE(source.find("_mm_sfence();"), std::string::npos) << c.path;
+    }
+  }
+  // Asked for where the description has no streaming store, the stores are ordinary.
+  std::ifstream in(kSource + "/hw/x86-avx2.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string json = text.str();
+  const std::string flags = "\"nontemporal\": true,\n      \"fence\": \"_mm_sfence()\",";
+  ASSERT_NE(json.find(flags), std::string::npos);
+  json.replace(json.find(flags), flags.size(), "");
+  hw::Description without = hw::parse_description(json, kSource + "/hw/x86-avx2.json");
+  std::string plain = run_checked(kSource + "/bench/kernels/silu.py", {{"M", 5}, {"N", 72}}, without, 0, false, 0, true, 1);
+  EXPECT_EQ(plain.find("axon_stream_ps(("), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("_mm_sfence();"), std::string::npos) << plain;
 }
 
 TEST(EmitPrinter, RefusesWhatWasNotSelectedOrIsNotImplemented) {

@@ -136,6 +136,13 @@ TEST(HwDescription, MalformedDescriptionsNameTheField) {
        "instructions[0].fuses: expected [first, then]"},
       {"fuses unknown", replaced("\"emit\": \"fma({a}, {b}, {c})\"", "\"emit\": \"fma({a}, {b}, {c})\", \"fuses\": [\"mul\", \"fma\"]"),
        "instructions[0].fuses: names no unfused instruction 'mul'"},
+      // A streaming store names the fence that orders it; nothing else has one.
+      {"nontemporal not a boolean", replaced("\"emit\": \"fma({a}, {b}, {c})\"", "\"emit\": \"fma({a}, {b}, {c})\", \"nontemporal\": 1"),
+       "instructions[0].nontemporal: expected true or false"},
+      {"nontemporal without a fence", replaced("\"emit\": \"fma({a}, {b}, {c})\"", "\"emit\": \"fma({a}, {b}, {c})\", \"nontemporal\": true"),
+       "instructions[0].fence: a nontemporal store needs the statement that orders it"},
+      {"a fence without nontemporal", replaced("\"emit\": \"fma({a}, {b}, {c})\"", "\"emit\": \"fma({a}, {b}, {c})\", \"fence\": \"f()\""),
+       "instructions[0].fence: only a nontemporal store has a fence"},
       // Timing-model parameters: a value, a unit and a known source each.
       {"timing not an object", replaced("\"cores\": 2,", "\"cores\": 2, \"timing\": [],"),
        "timing: expected an object of parameters"},

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "hw/description.h"
 
 namespace axon::isa {
@@ -56,6 +59,46 @@ TEST(Synthesis, Avx2HolesTable) {
     if (l) {
       EXPECT_EQ(l->proof.verdict, smt::Verdict::Proved) << r.text;
     }
+  }
+}
+
+// A streaming store (nontemporal in the description) fills only a hole that
+// asks for one, even where it is the cheaper store; that hole takes nothing
+// else, and a description without one has no lowering for it.
+TEST(Synthesis, StreamingStoresOnlyWhereAsked) {
+  std::ifstream in(kHw + "x86-avx2.json");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string json = buffer.str();
+  size_t at = json.find("\"name\": \"stream_ps\"");
+  ASSERT_NE(at, std::string::npos);
+  std::string cheaper = json;
+  const std::string slow = "\"throughput\": 1.0";
+  size_t cost = cheaper.find(slow, at);
+  ASSERT_NE(cost, std::string::npos);
+  cheaper.replace(cost, slow.size(), "\"throughput\": 8.0");
+  std::string without = json;
+  const std::string flags = "\"nontemporal\": true,\n      \"fence\": \"_mm_sfence()\",";
+  ASSERT_NE(without.find(flags), std::string::npos);
+  without.replace(without.find(flags), flags.size(), "");
+  for (const std::string* text : {&json, &cheaper, &without}) {
+    hw::Description target = hw::parse_description(*text, kHw + "variant.json");
+    smt::Prover prover;
+    Synthesizer synth(target, prover);
+    Spec store = spec_from_source("store", "def h(v: 'f32[8]'):\n    return v", {"ymm"}, "dram", {});
+    Spec stream = store;
+    stream.nontemporal = true;
+    std::optional<Lowering> plain = synth.lower(store), streaming = synth.lower(stream);
+    ASSERT_TRUE(plain);
+    if (text == &without) {  // stream_ps is an ordinary store there
+      EXPECT_FALSE(streaming) << streaming->tree.str();
+      continue;
+    }
+    EXPECT_EQ(plain->tree.str(), "storeu_ps(l0)");
+    ASSERT_TRUE(streaming);
+    EXPECT_EQ(streaming->tree.str(), "stream_ps(l0)");
+    EXPECT_EQ(streaming->proof.verdict, smt::Verdict::Proved);
+    EXPECT_EQ(emit_text(streaming->tree, {"v"}, {}, "p"), "axon_stream_ps(p, v)");
   }
 }
 
