@@ -146,7 +146,17 @@ Library::Library(const std::string& folder_name) {
   nb::module_ numpy = nb::module_::import_("numpy");
   numpy_empty_ = numpy.attr("empty");
   float32_ = numpy.attr("float32");
+  uint8_ = numpy.attr("uint8");
   for (const Port& p : outputs_) output_shapes_.push_back(nb::tuple(nb::cast(p.shape)));
+}
+
+nb::object Library::aligned_empty(const nb::tuple& shape, size_t elements) const {
+  constexpr size_t kAlign = 64;
+  nb::object bytes = numpy_empty_(elements * sizeof(float) + kAlign, uint8_);
+  auto address = nb::cast<uintptr_t>(bytes.attr("__array_interface__")["data"][0]);
+  size_t skip = (kAlign - address % kAlign) % kAlign;
+  nb::object slice = bytes[nb::slice(nb::int_(skip), nb::int_(skip + elements * sizeof(float)), nb::none())];
+  return slice.attr("view")(float32_).attr("reshape")(shape);
 }
 
 nb::object Library::call(nb::args args) const {
@@ -178,12 +188,12 @@ nb::object Library::call(nb::args args) const {
                           ir::shape_str(std::vector<int64_t>(view.shape, view.shape + view.ndim)));
     in[i] = static_cast<const float*>(view.buf);
   }
-  // Results are NumPy's own arrays (numpy.empty), written in place by the kernel.
+  // Results are NumPy's own arrays, written in place by the kernel.
   std::vector<nb::object> results(n_out);
   std::vector<Float32Buffer> result_buffers(n_out);
   std::vector<float*> out(n_out);
   for (size_t k = 0; k < n_out; ++k) {
-    results[k] = numpy_empty_(output_shapes_[k], float32_);
+    results[k] = aligned_empty(output_shapes_[k], outputs_[k].elements);
     if (!result_buffers[k].acquire(results[k].ptr(), /*writable=*/true))
       throw InternalError(__FILE__, __LINE__, "numpy.empty made no C-contiguous float32 array");
     out[k] = static_cast<float*>(result_buffers[k].view.buf);

@@ -46,8 +46,13 @@ class Library {
   Packed packed_ = nullptr;
   std::string info_, kernel_;
   std::vector<Port> inputs_, outputs_;
-  nanobind::object numpy_empty_, float32_;      // numpy.empty and numpy.float32
-  std::vector<nanobind::tuple> output_shapes_;  // each result's shape, ready for numpy.empty
+  nanobind::object numpy_empty_, float32_, uint8_;  // numpy.empty, numpy.float32, numpy.uint8
+  std::vector<nanobind::tuple> output_shapes_;      // each result's shape
+  /// A new C-contiguous float32 array of `shape` whose data starts on a
+  /// 64-byte boundary (a view into a NumPy byte array a little larger), as
+  /// the search's timing runs give their outputs: streaming stores take
+  /// only such addresses (hw::Instruction::nontemporal).
+  nanobind::object aligned_empty(const nanobind::tuple& shape, size_t elements) const;
 };
 
 /// The Python function that turns a non-float32 or non-contiguous argument
