@@ -1,5 +1,6 @@
-"""The peer contestants of the benchmark: each bench kernel as NumPy, PyTorch (eager
-and torch.compile) and JAX, behind one interface.
+"""The peer contestants of the benchmark: each bench kernel as NumPy, PyTorch (eager,
+torch.compile in its default and its max-autotune mode), JAX and OpenVINO, behind one
+interface.
 
     configure(contestant)            in-process settings; call once, before make()
     environment(contestant)          variables the worker process must be started with
@@ -15,7 +16,11 @@ kernel: library ops where their meaning matches the NumPy code exactly (F.layer_
 F.rms_norm, F.scaled_dot_product_attention, ...), float32 throughout. A version that
 takes `out=` writes its result there; torch_eager passes a buffer allocated once, so
 only the temporaries are fresh (and tcmalloc makes those cheap, see environment()).
-torch_compile compiles the same function without `out=` and lets Inductor allocate.
+torch_compile compiles the same function without `out=` and lets Inductor allocate;
+torch_max_autotune does so in mode "max-autotune", which also benchmarks Inductor's
+own GEMM templates against the library's. openvino converts the same PyTorch function
+(ov.convert_model) and compiles it for the CPU in float32, called with zero-copy
+inputs and output (ov.Tensor over the NumPy arrays, shared_memory=True).
 """
 import importlib.util
 import inspect
@@ -27,7 +32,8 @@ import numpy as np
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 KERNELS = REPO / "bench" / "kernels"
-CONTESTANTS = ("numpy", "torch_eager", "torch_compile", "jax")
+CONTESTANTS = ("numpy", "torch_eager", "torch_compile", "torch_max_autotune", "jax", "openvino")
+TORCH_CONTESTANTS = ("torch_eager", "torch_compile", "torch_max_autotune")
 TCMALLOC = "/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4"
 
 # Every contestant gets all the cores this process may run on (2 on the bench machine).
@@ -75,7 +81,7 @@ def environment(contestant):
     """Variables the worker for `contestant` must be started with (they act at process
     start or library load, too early for configure()). Chosen by interleaved timing
     at bench sizes on the bench machine (2-core AVX2 EPYC VM, shared with compile
-    jobs; torch 2.5.1 = MKL + GNU OpenMP, jaxlib 0.4.35), medians in ms, which
+    jobs; torch 2.5.1 = MKL + GNU OpenMP, jaxlib 0.4.35, the pins of the time), medians in ms, which
     drifted by up to ~1.5x between runs minutes apart:
 
     - Large fresh outputs. glibc serves each allocation over 32 MiB with a new mmap,
@@ -98,6 +104,10 @@ def environment(contestant):
     - jax: XLA_FLAGS=--xla_cpu_use_thunk_runtime=false, the CPU runtime before
       jaxlib 0.4.32 (the JAX changelog offers the flag; jax-ml/jax#26145): softmax
       41 -> 19, matmul 275 -> 211, lora 101 -> 55, attention 55 -> 44, none slower.
+      Rechecked with jaxlib 0.10.2 on a 2-core Zen 4 (AVX-512): softmax 8.7 -> 8.0,
+      matmul 83 -> 83; the flag is still accepted.
+    - torch_max_autotune: as torch_compile. openvino: nothing (its own threads,
+      set in the compile configuration).
       JAX_PLATFORMS=cpu skips probing for GPU and TPU plugins.
     - torch_compile: Inductor's cache lives in the venv, so a kernel compiled once
       (by frameworks_check.py, say) loads in seconds; it goes with the venv when
@@ -108,10 +118,10 @@ def environment(contestant):
     if contestant == "numpy":
         env["OPENBLAS_NUM_THREADS"] = threads
         env["GLIBC_TUNABLES"] = "glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=17179869184"
-    if contestant in ("torch_eager", "torch_compile"):
+    if contestant in TORCH_CONTESTANTS:
         env["LD_PRELOAD"] = TCMALLOC
         env["OMP_WAIT_POLICY"] = "PASSIVE"
-    if contestant == "torch_compile":
+    if contestant in ("torch_compile", "torch_max_autotune"):
         env["TORCHINDUCTOR_CACHE_DIR"] = str(venv_dir() / "cache" / "torchinductor")
     if contestant == "jax":
         env["LD_PRELOAD"] = TCMALLOC
@@ -128,12 +138,12 @@ def configure(contestant):
     venv, like Inductor."""
     if contestant not in CONTESTANTS:
         raise ValueError(f"unknown contestant '{contestant}' (expected one of {', '.join(CONTESTANTS)})")
-    if contestant in ("torch_eager", "torch_compile"):
+    if contestant in TORCH_CONTESTANTS or contestant == "openvino":
         import torch
 
         torch.set_num_threads(THREADS)
         torch.set_grad_enabled(False)
-    if contestant == "torch_compile":
+    if contestant in ("torch_compile", "torch_max_autotune"):
         import torch._inductor.config as inductor
 
         # Both only shorten setup, by ~3 s each: one compile process (a pool's
@@ -263,6 +273,10 @@ def make(name, contestant, arrays, path=None):
         return _make_torch(name, arrays, compiled=False)
     if contestant == "torch_compile":
         return _make_torch(name, arrays, compiled=True)
+    if contestant == "torch_max_autotune":
+        return _make_torch(name, arrays, compiled=True, mode="max-autotune")
+    if contestant == "openvino":
+        return _make_openvino(name, arrays)
     if contestant == "jax":
         return _make_jax(name, path, arrays)
     raise ValueError(f"unknown contestant '{contestant}' (expected one of {', '.join(CONTESTANTS)})")
@@ -275,7 +289,7 @@ def _make_numpy(name, path, arrays):
     return lambda: np.ascontiguousarray(fn(*arrays))
 
 
-def _make_torch(name, arrays, compiled):
+def _make_torch(name, arrays, compiled, mode=None):
     import torch
 
     fn = torch_kernel(name)
@@ -283,7 +297,8 @@ def _make_torch(name, arrays, compiled):
         inputs = [torch.from_numpy(a) for a in arrays]
         kwargs = {}
         if compiled:
-            mode = None if TORCH_COMPILE_MODE == "default" else TORCH_COMPILE_MODE
+            if mode is None and TORCH_COMPILE_MODE != "default":
+                mode = TORCH_COMPILE_MODE
             fn = torch.compile(fn, mode=mode, dynamic=False)
         elif "out" in inspect.signature(fn).parameters:
             kwargs["out"] = torch.empty_like(fn(*inputs))
@@ -295,6 +310,42 @@ def _make_torch(name, arrays, compiled):
     return call
 
 
+def _make_openvino(name, arrays):
+    """The PyTorch version of the kernel, converted by OpenVINO's PyTorch front end and
+    compiled for the CPU: float32 inference precision (OpenVINO otherwise runs bf16
+    where the CPU has it), THREADS threads, the latency hint (one request at a time).
+    Inputs and the output are ov.Tensors over NumPy arrays (shared_memory=True), set
+    on the request once, so a call is request.infer() and nothing is copied."""
+    import openvino as ov
+    import openvino.properties as props
+    import openvino.properties.hint as hints
+    import torch
+
+    fn = torch_kernel(name)
+
+    class Kernel(torch.nn.Module):
+        def forward(self, *inputs):
+            return fn(*inputs)
+
+    with torch.inference_mode():
+        example = tuple(torch.from_numpy(a) for a in arrays)
+        model = ov.convert_model(Kernel(), example_input=example, input=[list(a.shape) for a in arrays])
+    config = {hints.inference_precision: ov.Type.f32, props.inference_num_threads: THREADS,
+              hints.performance_mode: hints.PerformanceMode.LATENCY}
+    compiled = ov.Core().compile_model(model, "CPU", config)
+    request = compiled.create_infer_request()
+    for i, a in enumerate(arrays):
+        request.set_input_tensor(i, ov.Tensor(np.ascontiguousarray(a), shared_memory=True))
+    out = np.empty(tuple(compiled.output(0).get_shape()), dtype=np.float32)
+    request.set_output_tensor(0, ov.Tensor(out, shared_memory=True))
+
+    def call():
+        request.infer()
+        return out
+
+    return call
+
+
 def _make_jax(name, path, arrays):
     import jax
     import jax.numpy as jnp
@@ -302,6 +353,27 @@ def _make_jax(name, path, arrays):
     fn = jax.jit(getattr(load_kernel(path, np_module=jnp), name))
     inputs = [jax.device_put(a) for a in arrays]
     return lambda: fn(*inputs).block_until_ready()
+
+
+def describe(contestant):
+    """The versions and settings a report states for `contestant` (imports its framework)."""
+    if contestant == "numpy":
+        return {"numpy": np.__version__}
+    if contestant in TORCH_CONTESTANTS:
+        import torch
+
+        mode = {"torch_compile": TORCH_COMPILE_MODE, "torch_max_autotune": "max-autotune"}.get(contestant)
+        return {"torch": torch.__version__, **({"mode": mode} if mode else {})}
+    if contestant == "jax":
+        import jax
+        import jaxlib
+
+        return {"jax": jax.__version__, "jaxlib": jaxlib.__version__}
+    if contestant == "openvino":
+        import openvino as ov
+
+        return {"openvino": ov.get_version(), "precision": "f32", "threads": THREADS}
+    raise ValueError(f"unknown contestant '{contestant}'")
 
 
 def to_numpy(result):

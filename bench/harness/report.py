@@ -9,17 +9,20 @@ input, one write of every output) at the measured streaming-copy bandwidth;
 import html
 import math
 
-BASELINES = ["numpy", "torch_eager", "torch_compile", "jax", "expert"]
+BASELINES = ["numpy", "torch_eager", "torch_compile", "torch_max_autotune", "jax", "openvino", "expert"]
+# torch.compile's two modes, as one peer in the targets: the faster per kernel.
+TORCH_COMPILE_MODES = ["torch_compile", "torch_max_autotune"]
 ABLATIONS = ["axon_no_algebra", "axon_no_fusion", "axon_default_tiling", "axon_no_tuning"]
 LABELS = {
     "axon": "axon", "axon_no_algebra": "no algebra", "axon_no_fusion": "no fusion",
     "axon_default_tiling": "default tiling", "axon_no_tuning": "no tuning", "numpy": "numpy", "torch_eager": "torch eager",
-    "torch_compile": "torch.compile", "jax": "jax", "expert": "expert library",
+    "torch_compile": "torch.compile", "torch_max_autotune": "torch.compile max-autotune", "jax": "jax",
+    "openvino": "OpenVINO", "expert": "expert library", "torch_compile_best": "torch.compile (faster mode)",
 }
 FAMILIES = [("elementwise", "element-wise / normalization"), ("matmul", "matmul family"),
             ("attention", "attention family")]
-COLORS = {"numpy": "#8c8c8c", "torch_eager": "#e15759", "torch_compile": "#f28e2b", "jax": "#4e79a7",
-          "expert": "#59a14f"}
+COLORS = {"numpy": "#8c8c8c", "torch_eager": "#e15759", "torch_compile": "#f28e2b",
+          "torch_max_autotune": "#edc948", "jax": "#4e79a7", "openvino": "#b07aa1", "expert": "#59a14f"}
 
 
 def median_of(result, name):
@@ -42,6 +45,9 @@ def add_derived(result, limits):
             c["pct_of_limit"] = 100.0 * result["limit_seconds"] / m
             if axon and name != "axon":
                 speedups[name] = m / axon
+    modes = [median_of(result, b) for b in TORCH_COMPILE_MODES if median_of(result, b)]
+    if axon and modes:
+        speedups["torch_compile_best"] = min(modes) / axon
     result["speedup"] = speedups
     best = [median_of(result, b) for b in BASELINES if median_of(result, b)]
     if axon and best:
@@ -88,12 +94,12 @@ def targets(doc):
     def add(what, value, met):
         out.append((what, value, "met" if met else "not met"))
 
-    for b, goal in (("torch_compile", 1.3), ("expert", 1.1)):
+    for b, goal in (("torch_compile_best", 1.3), ("expert", 1.1)):
         g = geomean([k["speedup"].get(b) for k in ks])
         add(f"whole suite: geometric-mean speed-up over {LABELS[b]} >= {goal}x", fmt_x(g), g is not None and g >= goal)
     att = [k for k in ks if k.get("family") == "attention"]
-    g = geomean([k["speedup"].get("torch_compile") for k in att])
-    add("attention family: geometric-mean speed-up over torch.compile >= 1.2x", fmt_x(g),
+    g = geomean([k["speedup"].get("torch_compile_best") for k in att])
+    add(f"attention family: geometric-mean speed-up over {LABELS['torch_compile_best']} >= 1.2x", fmt_x(g),
         g is not None and g >= 1.2)
     slower = [f"{k['kernel']} {k['speedup_vs_best']:.2f}x" for k in ks
               if k.get("speedup_vs_best") and k["speedup_vs_best"] < 0.9]

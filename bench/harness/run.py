@@ -51,7 +51,7 @@ AXON_VARIANTS = {
     "axon_default_tiling": ["--default-tiling"],
     "axon_no_tuning": ["--no-tuning"],
 }
-PY_CONTESTANTS = ["numpy", "torch_eager", "torch_compile", "jax"]
+PY_CONTESTANTS = ["numpy", "torch_eager", "torch_compile", "torch_max_autotune", "jax", "openvino"]
 BASELINES = PY_CONTESTANTS + ["expert"]
 
 
@@ -325,9 +325,10 @@ def bench_kernel(args, path, limits, frameworks, expert_env, work):
 
 def versions(frameworks):
     v = {"python": platform.python_version(), "numpy": np.__version__}
-    for mod in ("torch", "jax", "jaxlib") if frameworks else ():
+    for mod in ("torch", "jax", "jaxlib", "openvino") if frameworks else ():
         try:
-            p = subprocess.run([sys.executable, "-c", f"import {mod}; print({mod}.__version__)"],
+            p = subprocess.run([sys.executable, "-c", f"import {mod}; print(getattr({mod}, '__version__', None) "
+                                f"or {mod}.get_version())"],
                                capture_output=True, text=True, timeout=120)
             v[mod] = p.stdout.strip() or "not importable"
         except subprocess.TimeoutExpired:

@@ -122,7 +122,7 @@ const Command& bench_command() {
       "reference before it is timed in interleaved rounds (--pause: idle time before each turn).\n"
       "Measures the machine's FMA peak and streaming-copy bandwidth first and last.\n"
       "Writes bench/results/<machine>-<date>.{md,json,svg}.\n"
-      "The first run creates a Python virtual environment (scripts/bench-env.sh: PyTorch, JAX and NumPy\n"
+      "The first run creates a Python virtual environment (scripts/bench-env.sh: PyTorch, JAX, OpenVINO and NumPy\n"
       "pinned in bench/requirements.txt, about 4 GB from PyPI) at $AXON_BENCH_VENV or <source>/.bench-venv.\n"
       "The full suite took 31 minutes on a 2-core machine; --quick 9.\n\n"
       "With --target trn1: Axon's NKI kernels against the naive proxy (one stage per op through HBM;\n"
@@ -134,7 +134,8 @@ const Command& bench_command() {
        {"--out", "DIR", "where the results go (default bench/results)"},
        {"--contestants", "LIST",
         "a comma-separated subset: axon, axon_no_algebra, axon_no_fusion,\n"
-        "axon_default_tiling, numpy, torch_eager, torch_compile, jax, expert"},
+        "axon_default_tiling, axon_no_tuning, numpy, torch_eager, torch_compile,\n"
+        "torch_max_autotune, jax, openvino, expert"},
        {"--rounds", "N", "interleaved timing rounds (default 15, --quick 10)"},
        {"--pause", "S",
         "seconds idle before each contestant's timed calls, so that the threads\n"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the benchmark harness itself, at the kernels' test sizes: every
-contestant (Axon, its ablations, NumPy, PyTorch eager, torch.compile, JAX and
-the expert library) agrees with the float64 reference, every timing is
+contestant (Axon, its ablations, NumPy, PyTorch eager, torch.compile in both
+modes, JAX, OpenVINO and the expert library) agrees with the float64 reference, every timing is
 positive and finite, each median lies between its min and max, and the
 report and chart render from the results.
 
@@ -39,8 +39,7 @@ def main():
             if not doc["limits"][key] > 0:
                 failures.append(f"limit {key} = {doc['limits'][key]}")
         expected = {"axon", "axon_no_algebra", "axon_no_fusion", "axon_default_tiling", "axon_no_tuning", "numpy",
-                    "torch_eager",
-                    "torch_compile", "jax", "expert"}
+                    "torch_eager", "torch_compile", "torch_max_autotune", "jax", "openvino", "expert"}
         want_kernels = set(args.kernels) or {k.stem for k in (ROOT / "bench" / "kernels").glob("*.py")}
         seen = {k["kernel"] for k in doc["kernels"]}
         if seen != want_kernels:
