@@ -246,6 +246,9 @@ class Search::Impl {
           c.estimate = c.kernel->estimate();
           if (!seen.insert(c.id).second) {
             ++space.duplicates;
+            if (c.pinned)  // the kernel measured before tuning stays measured under the name it was found first
+              for (Candidate& earlier : all)
+                if (earlier.id == c.id) earlier.pinned = true;
             continue;
           }
           all.push_back(std::move(c));
