@@ -124,7 +124,7 @@ const Command& bench_command() {
       "Writes bench/results/<machine>-<date>.{md,json,svg}.\n"
       "The first run creates a Python virtual environment (scripts/bench-env.sh: PyTorch, JAX, OpenVINO and NumPy\n"
       "pinned in bench/requirements.txt, about 4 GB from PyPI) at $AXON_BENCH_VENV or <source>/.bench-venv.\n"
-      "The full suite took 31 minutes on a 2-core machine; --quick 9.\n\n"
+      "The full suite took 44 minutes on a 2-core machine (12 contestants); --quick skips the ablations.\n\n"
       "With --target trn1: Axon's NKI kernels against the naive proxy (one stage per op through HBM;\n"
       "not the Neuron compiler) and the hand-written NKI kernels of bench/nki, with the ablations, every\n"
       "time simulated by the trn1 timing model on the NKI simulator's traces; also the paper's effects.\n"
