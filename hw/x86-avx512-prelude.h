@@ -6,9 +6,9 @@
 // hw/x86-avx2-prelude.h (max relative error <= 2e-7 there, measured by
 // tests/hw/prelude_check.cpp); rsqrt/rcp start from the 2^-14 approximations,
 // so one Newton step leaves only rounding error. Special values as in the
-// AVX2 prelude: exp overflows to +inf above 88.72283 and returns 0 below
-// -87.33654; log(0) = -inf, log(x < 0) = NaN; tanh saturates to +-1;
-// rsqrt(0) = +inf, rcp(+-0) = +-inf, rcp(+-inf) = +-0. Subnormal inputs are
+// AVX2 prelude, but exp: it overflows to +inf above 88.72283 and is
+// subnormal, not 0, from -87.33654 down to -103.97; log(0) = -inf,
+// log(x < 0) = NaN; tanh saturates to +-1; rsqrt(0) = +inf, rcp(+-0) = +-inf, rcp(+-inf) = +-0. Subnormal inputs are
 // scaled into the normal range, not flushed.
 #ifndef AXON_X86_AVX512_PRELUDE_H
 #define AXON_X86_AVX512_PRELUDE_H
@@ -30,13 +30,16 @@ static inline void axon_stream_ps(float* p, __m512 v) {
 }
 
 // e^x: n = round(x / ln 2), r = x - n ln 2, e^r by the Cephes polynomial,
-// times 2^n by vscalefps (which takes n = 128 in its stride).
+// times 2^n by vscalefps, which rounds to +inf above the largest finite
+// result and gives subnormals, then 0, below the smallest normal one, so the
+// fast path needs no compare or blend. x is clamped to [-150, 150] first (NaN
+// stays NaN), which keeps n small and r exact; n is rounded by adding and
+// subtracting 1.5 2^23 (ties to even, as vrndscaleps would).
 static inline __m512 axon_exp_ps(__m512 x) {
-  const __m512 hi = _mm512_set1_ps(88.72283172607421875f);   // largest x with a finite result
-  const __m512 lo = _mm512_set1_ps(-87.33654022216796875f);  // smallest x with a normal result
-  __m512 xc = _mm512_max_ps(lo, _mm512_min_ps(hi, x));       // NaN stays NaN
-  __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
-                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // The second operand of min/max is returned for NaN, so NaN stays NaN.
+  __m512 xc = _mm512_max_ps(_mm512_set1_ps(-150.0f), _mm512_min_ps(_mm512_set1_ps(150.0f), x));
+  const __m512 round = _mm512_set1_ps(12582912.0f);
+  __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504088896341f), round), round);
   __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), xc);
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
   __m512 p = _mm512_set1_ps(1.9875691500e-4f);
@@ -47,10 +50,7 @@ static inline __m512 axon_exp_ps(__m512 x) {
   p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
   __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), r);
   y = _mm512_add_ps(y, _mm512_set1_ps(1.0f));
-  y = _mm512_scalef_ps(y, n);
-  y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, hi, _CMP_GT_OQ), _mm512_set1_ps(INFINITY));
-  y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, lo, _CMP_LT_OQ), _mm512_setzero_ps());
-  return y;
+  return _mm512_scalef_ps(y, n);
 }
 
 // ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)) (vgetmantps/vgetexpps, which

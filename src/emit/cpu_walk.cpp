@@ -155,6 +155,7 @@ class Walker {
   std::ostringstream out_;
   std::vector<std::string> listing_;
   std::map<std::string, double> step_cost_;
+  double evaluation_cost_ = 0;    // the steps of the evaluation being printed
   const Stage* stage_ = nullptr;  // the stage being emitted, for its epilogue
   int vec_dim_ = -1;
   bool in_epilogue_ = false;
@@ -254,7 +255,17 @@ class Walker {
         p = pk->second.prefix + idx[static_cast<size_t>(pk->second.dim)] + " - " + pk->second.base + ")";
       values[t.leaves[i]->id()] = load(a, p, vec_dim, mode, tail);
     }
-    return emit_node(t, t.root, values);
+    return costed_node(t, values, "compute");
+  }
+
+  // Evaluates tile `t` once and notes the summed cost of its steps as
+  // `role`'s step cost (the largest over the stage's evaluations).
+  std::string costed_node(const CoveredTile& t, std::map<int, std::string>& values, const std::string& role) {
+    evaluation_cost_ = 0;
+    std::string v = emit_node(t, t.root, values);
+    double& noted = step_cost_[role];
+    noted = std::max(noted, evaluation_cost_);
+    return v;
   }
 
   // Leaf `a` at address `p`: one vector (or its first `tail` lanes) along the vector loop.
@@ -299,7 +310,7 @@ class Walker {
       values[leaves[i]->id()] = load(a, pointer(a, idx), vec_dim, mode, tail);
     }
     in_epilogue_ = true;  // its steps are listed (and costed) apart from the body's
-    std::string result = emit_node(t, t.root, values);
+    std::string result = costed_node(t, values, "epilogue");
     in_epilogue_ = false;
     return result;
   }
@@ -540,7 +551,10 @@ class Walker {
                       const ir::Dims& dims, const std::string& result = "") {
     std::string entry = role + ": " + tree.str();
     if (std::find(listing_.begin(), listing_.end(), entry) == listing_.end()) listing_.push_back(entry);
-    step_cost_[role] = tree.cost;
+    if (role == "compute" || role == "epilogue")
+      evaluation_cost_ += tree.cost;  // one step of an evaluation, summed by costed_node
+    else
+      step_cost_[role] = tree.cost;
     if (role == "compute" && tree.instr) step_cost_["compute_latency"] = latency_of(tree, dims);
     return isa::emit_text(tree, args, dims, result);
   }

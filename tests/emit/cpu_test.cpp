@@ -98,6 +98,30 @@ TEST(EmitSelection, StepCostsAreThePrintedKernels) {
   }
 }
 
+// An element-wise body of several instructions costs all of them per vector,
+// not its last one alone (the model would see exp + tanh as a multiply).
+TEST(EmitSelection, BodyStepCostSumsItsInstructions) {
+  hw::Description target = hw::load_description(kSource + "/hw/x86-avx2.json");
+  std::string dir = testing::TempDir() + "/body_step_cost";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/two.py") << "import numpy as np\n\nSIZES = {\"test\": {\"M\": 8, \"N\": 64}}\n\n\n"
+                                    "def two(x: \"f32[M, N]\") -> \"f32[M, N]\":\n"
+                                    "    return np.exp(x) * np.tanh(x)\n";
+  std::unique_ptr<Planned> p = plan_program(dir + "/two.py", target);
+  emit::CpuSchedule schedule = emit::schedule_cpu(p->plan, p->program.kernel, target, *p->synth);
+  emit::CpuSelection selection = emit::select_cpu(p->plan, p->program.kernel, schedule, target, *p->synth);
+  auto recip = [&](const std::string& name) {
+    for (const hw::Instruction& i : target.instructions)
+      if (i.name == name) return 1.0 / i.throughput.at({});
+    ADD_FAILURE() << "no " << name;
+    return 0.0;
+  };
+  double least = recip("exp_ps") + recip("tanh_ps") + recip("mul_ps");
+  ASSERT_EQ(selection.stages.size(), 1u);
+  EXPECT_NEAR(selection.stages[0].step_cost.at("compute"), least, 1e-6 * least)
+      << costs_text(selection.stages[0].step_cost);
+}
+
 // The search's batch: the prelude once, then each kernel's body in a
 // namespace with its exports suffixed; no text is searched or cut.
 TEST(EmitParts, TwoKernelsComposeIntoOneTranslationUnit) {
