@@ -96,6 +96,7 @@ void find_shape(const hw::Description& target, isa::Synthesizer& synth, CpuSched
   shape.has_tail = shape.lanes > 1 && lower_hole(synth, "load_tail", shape.lanes, mem, schedule.registers) &&
                    lower_hole(synth, "store_tail", shape.lanes, mem, schedule.registers);
   shape.streaming_stores = lower_hole(synth, "store_stream", shape.lanes, mem, schedule.registers).has_value();
+  shape.transposes = shape.lanes > 1 && lower_hole(synth, "transpose", shape.lanes, mem, schedule.registers);
   for (size_t m = 1; m < target.memories.size(); ++m)
     if (target.memories[m].name != schedule.registers)
       shape.last_cache_bytes = std::max(shape.last_cache_bytes, target.memories[m].capacity_bytes);

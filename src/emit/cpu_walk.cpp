@@ -249,6 +249,10 @@ class Walker {
     if (t.acc) values[t.acc->id()] = acc;
     for (size_t i = 0; i < s.leaves.size(); ++i) {
       if (!used_leaf(t, t.leaves[i])) continue;
+      if (auto tr = transposed_.find({i, index_key(idx)}); tr != transposed_.end() && mode == Mode::Vec) {
+        values[t.leaves[i]->id()] = tr->second;
+        continue;
+      }
       const Access& a = s.leaves[i];
       std::string p = pointer(a, idx);
       if (auto pk = packed_.find(i); pk != packed_.end() && vec_dim >= 0)
@@ -504,9 +508,12 @@ class Walker {
     line("{  // stage " + std::to_string(number) + ": " + s.what + " over [" + extents_text(s) + "]" +
          (s.combine != Combine::None ? ", fold " + std::string(tile::combine_name(s.combine)) : "") +
          "; W=" + std::to_string(p.lanes) + " MR=" + std::to_string(p.mr) + " NV=" + std::to_string(p.nv) +
-         " threads=" + std::to_string(p.threads) + (p.k_block > 0 ? " k_block=" + std::to_string(p.k_block) : ""));
+         " threads=" + std::to_string(p.threads) + (p.k_block > 0 ? " k_block=" + std::to_string(p.k_block) : "") +
+         (p.transpose ? " transposed" : ""));
     ++indent_;
     int v = p.vec_dim;
+    if (shape_.transposes && transposable(s, p))  // priced for every tiling of the stage (TileParams::transpose)
+      if (const isa::Lowering* l = hole("transpose", false)) step_cost_["transpose"] = l->tree.cost;
     bool vec_reduced = v >= 0 && s.reduced[static_cast<size_t>(v)];
     bool backwards = false;
     for (const Access& a : s.leaves) backwards |= v >= 0 && a.strides[static_cast<size_t>(v)] < 0;
@@ -779,6 +786,8 @@ class Walker {
     std::string base;
   };
   std::map<size_t, Packed> packed_;  // leaf -> its panels
+  // (leaf, index) -> the transposed row that holds its vector (transpose_leaves)
+  std::map<std::pair<size_t, std::string>, std::string> transposed_;
   std::vector<std::pair<std::string, int64_t>> extra_scratch_;
 
   void emit_tile_block(const Stage& s, const tile::TileParams& p, const CoveredTile& t, const CoveredTile& first,
@@ -802,7 +811,9 @@ class Walker {
       }
     bool folds = s.combine != Combine::None;
     if (!folds) {
+      if (p.transpose && rows == p.lanes && tail == 0 && !rows_from_group_) transpose_leaves(s, p, t, nvec);
       for (Entry& e : entries) store(evaluate(s, t, p.vec_dim, e.idx, e.mode, tail, ""), s.out, e.idx, e.mode, tail);
+      transposed_.clear();
       return;
     }
     // Initial accumulators: zero, or the body at the first reduction index,
@@ -835,6 +846,58 @@ class Walker {
     for (size_t k = 0; k < loops.size(); ++k) close();
     if (s.scan_dim < 0)
       for (Entry& e : entries) store(e.acc, s.out, e.idx, e.mode, tail, !part.finish);
+  }
+
+  // A full tile of W rows: each leaf gathered along the vector loop but
+  // contiguous along the rows loop is loaded as W vectors down the rows (one
+  // per lane of the tile's vector) and transposed in registers; row i's
+  // vector is then the transpose's row i (TileParams::transpose).
+  void transpose_leaves(const Stage& s, const tile::TileParams& p, const CoveredTile& t, int nvec) {
+    const size_t v = static_cast<size_t>(p.vec_dim), r = static_cast<size_t>(p.rows_dim);
+    for (size_t i = 0; i < s.leaves.size(); ++i) {
+      const Access& a = s.leaves[i];
+      if (!used_leaf(t, t.leaves[i]) || packed_.count(i) || tile::lane_access(a, p.vec_dim) != LaneAccess::Strided ||
+          a.strides[r] != 1)
+        continue;  // as transposable() (the cost model prices the same leaves)
+      for (int j = 0; j < nvec; ++j) {
+        std::vector<std::string> lanes;
+        for (int q = 0; q < p.lanes; ++q) {
+          std::vector<std::string> idx = base_index(s);
+          idx[v] = "(v0 + " + std::to_string(j * p.lanes + q) + ")";
+          idx[r] = "(r0 + 0)";
+          lanes.push_back(fresh("tq"));
+          line("auto " + lanes.back() + " = " + apply("load", pointer(a, idx)) + ";");
+        }
+        std::string in = fresh("tin"), out = fresh("tout");
+        std::string all;
+        for (const std::string& q : lanes) all += (all.empty() ? "" : ", ") + q;
+        line("decltype(" + lanes[0] + ") " + in + "[" + std::to_string(p.lanes) + "] = {" + all + "};");
+        line("decltype(" + lanes[0] + ") " + out + "[" + std::to_string(p.lanes) + "];");
+        line(text_of("transpose", hole("transpose")->tree, {in}, {}, out) + ";");
+        for (int row = 0; row < p.lanes; ++row) {
+          std::vector<std::string> idx = base_index(s);
+          idx[v] = "(v0 + " + std::to_string(j * p.lanes) + ")";
+          idx[r] = "(r0 + " + std::to_string(row) + ")";
+          transposed_[{i, index_key(idx)}] = out + "[" + std::to_string(row) + "]";
+        }
+      }
+    }
+  }
+
+  // Whether some leaf is gathered along the vector loop but contiguous along
+  // the rows loop (what transpose_leaves reads as transposes).
+  static bool transposable(const Stage& s, const tile::TileParams& p) {
+    if (p.vec_dim < 0 || p.rows_dim < 0) return false;
+    for (const Access& a : s.leaves)
+      if (tile::lane_access(a, p.vec_dim) == LaneAccess::Strided && a.strides[static_cast<size_t>(p.rows_dim)] == 1)
+        return true;
+    return false;
+  }
+
+  static std::string index_key(const std::vector<std::string>& idx) {
+    std::string k;
+    for (const std::string& x : idx) k += x + ",";
+    return k;
   }
 
   // The vector loop is reduced: NV vector accumulators, a masked tail merged
@@ -1065,6 +1128,9 @@ isa::Spec hole_spec(const std::string& name, int lanes, const std::string& memor
     spec = isa::spec_from_source(
         name, "def h(src: 'f32[" + W + "]', x: 'f32[R]'):\n    return np.concatenate([x, src[x.shape[0]:]])", {r, r}, r,
         tail);
+  else if (name == "transpose")
+    spec = isa::spec_from_source("a transpose of W vectors",
+                                 "def h(x: 'f32[" + W + ", " + W + "]'):\n    return x.T", {r}, r, {});
   else if (name == "prefix")
     spec = isa::spec_from_source("prefix sums of the lanes",
                                  "def h(x: 'f32[" + W + "]'):\n    return np.cumsum(x, axis=0)", {r}, r, {});

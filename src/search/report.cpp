@@ -213,9 +213,9 @@ std::string report_markdown(const SearchResult& r) {
     << "## Candidate space\n\n"
     << space_text(r) << "\n\n"
     << "## Candidates\n\nRanked by the cost model; tilings are MR x NV @ threads per stage (/kB: the fold in blocks of "
-       "B; /lanes: a scan one lane at a time; /nt: full vectors stored streaming, past the caches). Cut-off ones were "
-       "emitted and estimated but not compiled. The error column is each result's largest |error| as a fraction "
-       "of its rounding bound: valid at most 1.\n\n"
+       "B; /lanes: a scan one lane at a time; /T: gathers as in-register transposes; /nt: full vectors stored "
+       "streaming, past the caches). Cut-off ones were emitted and estimated but not compiled. The error column is "
+       "each result's largest |error| as a fraction of its rounding bound: valid at most 1.\n\n"
     << "| rank | candidate | tilings | model ms | status | median ms | max error / bound |\n"
        "|---|---|---|---|---|---|---|\n";
   const size_t kCutOffRows = 10;

@@ -60,7 +60,8 @@ std::string stage_text(const emit::StageReport& s, size_t i) {
   r << "### stage " << i << ": " << s.what << "\n\n- tiling: vector loop " << p.vec_dim << ", W=" << p.lanes
     << ", rows loop " << p.rows_dim << ", MR=" << p.mr << ", NV=" << p.nv << ", threads=" << p.threads
     << (p.k_block > 0 ? ", fold in blocks of " + std::to_string(p.k_block) : std::string())
-    << (p.stream ? ", streaming stores" : "") << " (" << s.tiling.valid
+    << (p.transpose ? ", gathers as transposes" : "") << (p.stream ? ", streaming stores" : "") << " ("
+    << s.tiling.valid
     << " of " << s.tiling.enumerated << " register tiles valid)\n";
   for (const tile::TileConstraint& c : s.tiling.constraints)
     r << "  - " << c.what << ": `" << c.lhs.str() << " <= " << c.bound << "`\n";
@@ -90,7 +91,7 @@ class CpuKernelHandle : public search::TargetKernel {
       const tile::TileParams& p = s.tiling.params;
       t += (t.empty() ? "" : " ") + std::to_string(p.mr) + "x" + std::to_string(p.nv) + "@" +
            std::to_string(p.threads) + (p.k_block > 0 ? "/k" + std::to_string(p.k_block) : "") +
-           (p.vector_scan ? "" : "/lanes") + (p.stream ? "/nt" : "");
+           (p.vector_scan ? "" : "/lanes") + (p.transpose ? "/T" : "") + (p.stream ? "/nt" : "");
     }
     return t;
   }
@@ -149,17 +150,23 @@ std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan&
                                                                const emit::CpuSchedule& heuristic,
                                                                const emit::CpuSelection& selected,
                                                                const hw::Description& target, double& points) {
-  std::vector<std::vector<std::pair<double, tile::TileParams>>> ranked(plan.stages.size());
+  std::vector<std::vector<std::pair<search::Estimate, tile::TileParams>>> ranked(plan.stages.size());
   double space = 1;
   for (size_t i = 0; i < plan.stages.size(); ++i) {
     std::vector<tile::TileParams> options = tile::tiling_options(plan.stages[i], heuristic.shape);
     for (const tile::TileParams& p : options)
-      if (!p.stream)  // streaming stores: one combination of their own, below
-        ranked[i].push_back(
-            {tune::estimate_stage(plan, plan.stages[i], p, selected.stages[i].step_cost, target).seconds, p});
+      if (!p.stream) {  // streaming stores: one combination of their own, below
+        tune::StageEstimate e = tune::estimate_stage(plan, plan.stages[i], p, selected.stages[i].step_cost, target);
+        search::Estimate rank;
+        rank.seconds = e.seconds;
+        rank.compute_seconds = e.compute_seconds;
+        ranked[i].push_back({rank, p});
+      }
+    // As the search ranks kernels: within the model's resolution, less compute
+    // first (where memory bounds a stage, gathers as transposes before gathers).
     std::stable_sort(ranked[i].begin(), ranked[i].end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
-    if (ranked[i].empty()) ranked[i].push_back({0, heuristic.stages[i].tiling.params});
+                     [](const auto& a, const auto& b) { return search::ranks_before(a.first, b.first); });
+    if (ranked[i].empty()) ranked[i].push_back({search::Estimate{}, heuristic.stages[i].tiling.params});
     space *= static_cast<double>(std::max<size_t>(1, options.size()));
   }
   points += space;
@@ -169,7 +176,7 @@ std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan&
   std::vector<size_t> by_cost(plan.stages.size());
   for (size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
   std::stable_sort(by_cost.begin(), by_cost.end(),
-                   [&](size_t a, size_t b) { return ranked[a][0].first > ranked[b][0].first; });
+                   [&](size_t a, size_t b) { return ranked[a][0].first.seconds > ranked[b][0].first.seconds; });
   // Contractions that a row group could run together take one register
   // tile's rows: the best with every register-tiled stage at the rows of the
   // costliest one, where that stage has such an option.
@@ -177,11 +184,12 @@ std::vector<std::vector<tile::TileParams>> tiling_combinations(const tile::Plan&
     std::vector<tile::TileParams> aligned = best;
     std::optional<size_t> widest;
     for (size_t i = 0; i < best.size(); ++i)
-      if (best[i].rows_dim >= 0 && (!widest || ranked[i][0].first > ranked[*widest][0].first)) widest = i;
+      if (best[i].rows_dim >= 0 && (!widest || ranked[i][0].first.seconds > ranked[*widest][0].first.seconds))
+        widest = i;
     bool changed = false;
     for (size_t i = 0; widest && i < best.size(); ++i) {
       if (best[i].rows_dim < 0 || best[i].mr == best[*widest].mr) continue;
-      for (const auto& [seconds, p] : ranked[i])
+      for (const auto& [estimate, p] : ranked[i])
         if (p.rows_dim == best[i].rows_dim && p.vec_dim == best[i].vec_dim && p.mr == best[*widest].mr &&
             p.k_block == 0) {
           aligned[i] = p, changed = true;

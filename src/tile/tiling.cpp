@@ -201,6 +201,19 @@ std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target
       }
     }
   }
+  // Gathers as W x W transposes: W rows of one vector.
+  if (gathers && target.transposes && target.lanes > 1 && choice.params.rows_dim >= 0 &&
+      s.extents[static_cast<size_t>(choice.params.rows_dim)] >= target.lanes) {
+    for (int threads : {1, target.cores}) {
+      TileParams p = choice.params;
+      p.mr = target.lanes, p.nv = 1, p.threads = threads, p.transpose = true;
+      for (bool stream : {false, true}) {
+        p.stream = stream;
+        if (stream && !may_stream(s, p, target)) continue;
+        if (std::find(options.begin(), options.end(), p) == options.end()) options.push_back(p);
+      }
+    }
+  }
   return options;
 }
 

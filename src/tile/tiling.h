@@ -27,6 +27,7 @@ struct TargetShape {
   bool has_tail = true;  // masked loads and stores exist
   bool streaming_stores = false;  // a vector store that bypasses the caches exists (hw::Instruction::nontemporal)
   int64_t last_cache_bytes = 0;   // the largest cache between memory and the registers
+  bool transposes = false;        // a proved W x W transpose of vector registers exists
 };
 
 struct TileParams {
@@ -51,6 +52,11 @@ struct TileParams {
   // (tile::may_stream); a store to an address the instruction cannot take
   // falls back to an ordinary one (the description's helper decides).
   bool stream = false;
+  // A gathered leaf (strided along the vector loop) that is contiguous along
+  // the rows loop is read as W contiguous vectors down the rows and
+  // transposed in registers (the target's W x W transpose) instead of
+  // gathered lane by lane: MR = W rows, NV = 1. Partial tiles still gather.
+  bool transpose = false;
 
   bool operator==(const TileParams&) const = default;
 };

@@ -83,7 +83,13 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
       case tile::LaneAccess::Broadcast:
         loads += vectors * step(step_cost, "load_bcast", 1) / nv / (along_rows_fixed(a) ? mr : 1);
         break;
-      case tile::LaneAccess::Strided: loads += vectors * step(step_cost, "load_strided", 8); break;
+      case tile::LaneAccess::Strided:
+        if (p.transpose && p.rows_dim >= 0 && a.strides[static_cast<size_t>(p.rows_dim)] == 1 &&
+            step_cost.count("transpose"))  // W loads down the rows, one transpose of W vectors
+          loads += vectors * (step(step_cost, "load", 1) + step(step_cost, "transpose", 0) / p.lanes);
+        else
+          loads += vectors * step(step_cost, "load_strided", 8);
+        break;
     }
   }
   double stores = vectors / folded * (step(step_cost, "store", 1) + step(step_cost, "epilogue", 0));

@@ -172,7 +172,7 @@ TEST(EmitParts, TwoKernelsComposeIntoOneTranslationUnit) {
 // 64-byte boundary, and checked against the reference's rounding bound.
 // Returns the kernel's source.
 std::string run_checked(const std::string& path, const ir::Dims& dims, const hw::Description& target, int k_block,
-                        bool fuse_rows, int mr = 0, bool stream = false, int out_shift = 0) {
+                        bool fuse_rows, int mr = 0, bool stream = false, int out_shift = 0, bool transpose = false) {
   ir::Program program = lang::load_program(path);
   const ir::Function& fn = program.kernel;
   tile::Plan plan = tile::plan_function(fn, dims);
@@ -188,14 +188,22 @@ std::string run_checked(const std::string& path, const ir::Dims& dims, const hw:
     auto tiled = std::find_if(options.begin(), options.end(), [&](const tile::TileParams& p) {
       return mr > 0 && p.k_block == 0 && p.rows_dim >= 0 && p.mr == mr && p.threads == shape.cores;
     });
-    fixed.push_back(tiled != options.end() ? *tiled : blocked != options.end() ? *blocked : *plain);
+    auto transposed = std::find_if(options.begin(), options.end(), [&](const tile::TileParams& p) {
+      return transpose && p.transpose && !p.stream && p.threads == shape.cores;
+    });
+    fixed.push_back(transposed != options.end() ? *transposed
+                    : tiled != options.end()    ? *tiled
+                    : blocked != options.end()  ? *blocked
+                                                : *plain);
     tile::TileParams& p = fixed.back();
     p.stream = stream && p.vec_dim >= 0 && p.k_block == 0 &&
                tile::lane_access(s.out, p.vec_dim) == tile::LaneAccess::Contiguous;
   }
   emit::CpuKernel k = emit::emit_cpu(plan, fn, target, synth, tile::TilingPolicy::Search, fixed, fuse_rows);
-  std::string dir = testing::TempDir() + "/run_checked_" + fn.name + "_" + std::to_string(k_block) + "_" +
-                    std::to_string(mr) + (stream ? "_nt" + std::to_string(out_shift) : "");
+  std::string sizes;
+  for (const auto& [name, size] : dims) sizes += "_" + name + std::to_string(size);
+  std::string dir = testing::TempDir() + "/run_checked_" + fn.name + sizes + "_" + std::to_string(k_block) + "_" +
+                    std::to_string(mr) + (stream ? "_nt" + std::to_string(out_shift) : "") + (transpose ? "_T" : "");
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/kernel.h") << k.header;
   std::ofstream(dir + "/kernel.cpp") << k.source;
@@ -271,6 +279,36 @@ TEST(EmitSchedules, FoldBlocksRowLocalScratchAndVectorScansMatchTheReference) {
   std::string scan = run_checked(kSource + "/bench/kernels/cumsum.py", {{"M", 3}, {"N", 37}}, target, 0, false);
   EXPECT_NE(scan.find("axon_prefix_sum_ps256("), std::string::npos) << scan;
   run_checked(kSource + "/tests/programs/cumsum_axes.py", {{"A", 3}, {"B", 5}, {"C", 21}}, target, 0, false);
+}
+
+// Gathers as in-register transposes: full tiles of W rows load W vectors down
+// the rows and transpose them; partial row blocks and vector tails gather.
+// A plain transpose and one mixed with a contiguous operand, on AVX2 and,
+// where the CPU has it, AVX-512.
+TEST(EmitSchedules, GathersAsTransposesMatchTheReference) {
+  std::string dir = testing::TempDir() + "/transposes";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/mixed.py") << "import numpy as np\n\n\n"
+                                      "def mixed(x: \"f32[M, N]\", y: \"f32[N, M]\") -> \"f32[N, M]\":\n"
+                                      "    return x.T * y + 1.0\n";
+  struct Machine {
+    const char* description;
+    bool here;
+    const char* helper;
+  };
+  for (const Machine& m :
+       {Machine{"x86-avx2.json", __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"), "axon_transpose8x8("},
+        Machine{"x86-avx512.json", __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"),
+                "axon_transpose16x16("}}) {
+    if (!m.here) continue;
+    hw::Description target = hw::load_description(kSource + "/hw/" + m.description);
+    for (const std::string& path : {kSource + "/bench/kernels/transpose.py", dir + "/mixed.py"}) {
+      for (ir::Dims dims : {ir::Dims{{"M", 37}, {"N", 70}}, ir::Dims{{"M", 64}, {"N", 32}}}) {
+        std::string source = run_checked(path, dims, target, 0, false, 0, false, 0, true);
+        EXPECT_NE(source.find(m.helper), std::string::npos) << m.description << " " << path << ":\n" << source;
+      }
+    }
+  }
 }
 
 // Row groups whose members include contractions run a block of rows (the
