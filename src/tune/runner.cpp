@@ -644,7 +644,18 @@ RunResult run_child(const RunRequest& request, const std::function<void(int fd, 
   }
   if (pid == 0) {
     close(fds[0]);
-    child(fds[1], parent);
+    // On a thread of its own: an OpenMP runtime that this process ran
+    // parallel regions with before the fork (a kernel called in-process, as
+    // the Python module does) keeps its pool of worker threads in the forking
+    // thread's state, and the child has none of those threads: a parallel
+    // region from that thread would wait on them forever (libgomp). A new
+    // thread starts a pool of its own.
+    int fd = fds[1];
+    try {
+      std::thread([&] { child(fd, parent); }).join();
+    } catch (const std::system_error&) {
+      child(fd, parent);
+    }
     _exit(kChildLostPipe);  // not reached: the child ends with finish()
   }
   close(fds[1]);
