@@ -134,24 +134,35 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target, TilingPolicy
   return choice;
 }
 
-std::vector<int> fold_blocks(const Stage& s, const TileParams& p) {
-  if (s.combine != Combine::Sum || p.rows_dim < 0 || p.vec_dim < 0 || s.epilogue_leaves.size() > 8) return {};
+namespace {
+
+// The one loop a register-tiled sum folds, where the emitter can split it
+// into blocks that keep partial sums in the output (which no operand
+// aliases), else -1.
+int blockable_fold(const Stage& s, const TileParams& p) {
+  if (s.combine != Combine::Sum || p.rows_dim < 0 || p.vec_dim < 0 || s.epilogue_leaves.size() > 8) return -1;
   int k = -1;
   for (size_t d = 0; d < s.extents.size(); ++d) {
     if (!s.reduced[d]) continue;
-    if (k >= 0 || static_cast<int>(d) == p.vec_dim) return {};
+    if (k >= 0 || static_cast<int>(d) == p.vec_dim) return -1;
     k = static_cast<int>(d);
   }
+  for (const Access& a : s.leaves)
+    if (a.buffer == s.out.buffer) return -1;
+  for (const Access& a : s.epilogue_leaves)
+    if (a.buffer == s.out.buffer) return -1;
+  return k;
+}
+
+}  // namespace
+
+std::vector<int> fold_blocks(const Stage& s, const TileParams& p) {
+  int k = blockable_fold(s, p);
   if (k < 0) return {};
   int64_t K = s.extents[static_cast<size_t>(k)];
   if (s.extents[static_cast<size_t>(p.rows_dim)] > 4 * p.mr || K < 128) return {};  // at most 4 blocks of rows
   bool wide = false;
-  for (const Access& a : s.leaves) {
-    if (a.buffer == s.out.buffer) return {};
-    wide |= read_down_wide_matrix(s, a, p);
-  }
-  for (const Access& a : s.epilogue_leaves)
-    if (a.buffer == s.out.buffer) return {};
+  for (const Access& a : s.leaves) wide |= read_down_wide_matrix(s, a, p);
   if (!wide) return {};
   return {8, 32};
 }
@@ -172,6 +183,19 @@ bool may_stream(const Stage& s, const TileParams& p, const TargetShape& target) 
     if (s.out.strides[d] != 0) bytes *= static_cast<double>(s.extents[d]);
   return bytes > static_cast<double>(target.last_cache_bytes);
 }
+
+namespace {
+
+// The steps of a stage's fold outside its vector loop (the `red` of the
+// reduction panel constraint).
+int64_t reduction_steps(const Stage& s, const TileParams& p) {
+  int64_t red = 1;
+  for (size_t d = 0; d < s.extents.size(); ++d)
+    if (s.reduced[d] && static_cast<int>(d) != p.vec_dim) red *= s.extents[d];
+  return red;
+}
+
+}  // namespace
 
 std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target) {
   TileChoice choice = choose_tiling(s, target, TilingPolicy::Search);
@@ -197,6 +221,32 @@ std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target
               if (std::find(options.begin(), options.end(), p) == options.end()) options.push_back(p);
             }
           }
+        }
+      }
+    }
+  }
+  // Register tiles whose reduction panel would not stay in L2 over the whole
+  // fold, with the fold in blocks over which it does: the largest power of
+  // two of at least 64 steps (partial sums kept in the output between blocks).
+  if (int k = blockable_fold(s, choice.params); k >= 0 && choice.constraints.size() > 2) {
+    int64_t K = s.extents[static_cast<size_t>(k)];
+    const TileConstraint& panel = choice.constraints[2];
+    for (int mr : kRowChoices) {
+      for (int nv : kVectorChoices) {
+        if (satisfies(choice, mr, nv)) continue;
+        TileChoice blocked = choice;
+        int64_t per_step = panel.lhs.evaluate({{"MR", mr}, {"NV", nv}, {"W", choice.params.lanes}}).value_or(0) /
+                           std::max<int64_t>(1, reduction_steps(s, choice.params));
+        int64_t kb = 1024;
+        while (kb >= 64 && (kb >= K || kb * per_step > panel.bound)) kb /= 2;
+        if (kb < 64) continue;
+        blocked.constraints[2].lhs = ir::Size(kb * per_step);
+        if (!satisfies(blocked, mr, nv)) continue;
+        for (int threads : {1, target.cores}) {
+          TileParams p = choice.params;
+          p.mr = mr, p.nv = nv, p.threads = threads, p.k_block = static_cast<int>(kb);
+          normalize(s, gathers, p);
+          if (std::find(options.begin(), options.end(), p) == options.end()) options.push_back(p);
         }
       }
     }

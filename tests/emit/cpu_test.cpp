@@ -256,8 +256,8 @@ std::string run_checked(const std::string& path, const ir::Dims& dims, const hw:
   return k.source;
 }
 
-// Matrix-vector shapes with the fold in blocks (first, middle and a short
-// last block; an epilogue applied only after the last), row groups whose
+// Matrix-vector shapes and a deep fold with the fold in blocks (first, middle
+// and a short last block; an epilogue applied only after the last), row groups whose
 // intermediates live one row at a time on the stack, and scans a vector at
 // a time: each printed, compiled, run and checked against the reference.
 TEST(EmitSchedules, FoldBlocksRowLocalScratchAndVectorScansMatchTheReference) {
@@ -276,6 +276,11 @@ TEST(EmitSchedules, FoldBlocksRowLocalScratchAndVectorScansMatchTheReference) {
         run_checked(kSource + "/bench/kernels/" + name + ".py", {{"M", 9}, {"N", 37}}, target, 0, true);
     EXPECT_NE(source.find("alignas(64) float axon_row_t"), std::string::npos) << name << ":\n" << source;
   }
+  // A deep fold whose widest register tiles' panels do not stay in L2 over
+  // all of it: in blocks of 1024 steps (five, the last of 4), many row tiles.
+  std::string deep = run_checked(kSource + "/bench/kernels/matmul.py", {{"M", 13}, {"K", 4100}, {"N", 70}}, target,
+                                 1024, false);
+  EXPECT_NE(deep.find("k_block=1024"), std::string::npos) << deep;
   std::string scan = run_checked(kSource + "/bench/kernels/cumsum.py", {{"M", 3}, {"N", 37}}, target, 0, false);
   EXPECT_NE(scan.find("axon_prefix_sum_ps256("), std::string::npos) << scan;
   run_checked(kSource + "/tests/programs/cumsum_axes.py", {{"A", 3}, {"B", 5}, {"C", 21}}, target, 0, false);
