@@ -45,10 +45,16 @@ test-long: build sim-env
 # unit tests and the script tests at test sizes already run (the simulator,
 # the whole program set, the bench kernels lowered at bench sizes: 20x slower
 # there) are left out; the release run has them.
+# Run under ASan without the leak check: on a 2-core Xeon VM (2026-12-07) LeakSanitizer's
+# exit-time tracer crashed (signal 11 in the tracer) after this test's in-process OpenMP
+# kernels ran, although the test passed; memory errors are still checked.
+ASAN_NO_LEAK_CHECK = ^EmitSchedules.FoldBlocksRowLocalScratchAndVectorScansMatchTheReference$$
+
 test-asan: deps sim-env
 	@cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAXON_SANITIZE=ON >/dev/null
 	@cmake --build build-asan -j $(JOBS)
-	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -LE long -E "optimize_all|bench_harness|rounding_check|nki_simulator|trn1_programs|trn1_bench_sizes"
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j $(JOBS) -LE long -E "optimize_all|bench_harness|rounding_check|nki_simulator|trn1_programs|trn1_bench_sizes|$(ASAN_NO_LEAK_CHECK)"
+	cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -R "$(ASAN_NO_LEAK_CHECK)"
 
 # The Python package: `pip install .` into a virtual environment under build/
 # (over /usr/bin/python3, which has NumPy and pytest), then tests/python.
