@@ -856,9 +856,7 @@ class Walker {
     const size_t v = static_cast<size_t>(p.vec_dim), r = static_cast<size_t>(p.rows_dim);
     for (size_t i = 0; i < s.leaves.size(); ++i) {
       const Access& a = s.leaves[i];
-      if (!used_leaf(t, t.leaves[i]) || packed_.count(i) || tile::lane_access(a, p.vec_dim) != LaneAccess::Strided ||
-          a.strides[r] != 1)
-        continue;  // as transposable() (the cost model prices the same leaves)
+      if (!used_leaf(t, t.leaves[i]) || packed_.count(i) || !gathered_down_rows(a, p)) continue;
       for (int j = 0; j < nvec; ++j) {
         std::vector<std::string> lanes;
         for (int q = 0; q < p.lanes; ++q) {
@@ -884,13 +882,16 @@ class Walker {
     }
   }
 
-  // Whether some leaf is gathered along the vector loop but contiguous along
-  // the rows loop (what transpose_leaves reads as transposes).
+  // A leaf gathered along the vector loop but contiguous along the rows loop:
+  // what transpose_leaves reads as transposes (and the cost model prices so).
+  static bool gathered_down_rows(const Access& a, const tile::TileParams& p) {
+    return p.vec_dim >= 0 && p.rows_dim >= 0 && tile::lane_access(a, p.vec_dim) == LaneAccess::Strided &&
+           a.strides[static_cast<size_t>(p.rows_dim)] == 1;
+  }
+
   static bool transposable(const Stage& s, const tile::TileParams& p) {
-    if (p.vec_dim < 0 || p.rows_dim < 0) return false;
     for (const Access& a : s.leaves)
-      if (tile::lane_access(a, p.vec_dim) == LaneAccess::Strided && a.strides[static_cast<size_t>(p.rows_dim)] == 1)
-        return true;
+      if (gathered_down_rows(a, p)) return true;
     return false;
   }
 

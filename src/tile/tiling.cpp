@@ -40,6 +40,15 @@ bool satisfies(const TileChoice& choice, int mr, int nv) {
   return true;
 }
 
+// The steps of a stage's fold outside its vector loop (the `red` of the
+// reduction panel constraint).
+int64_t reduction_steps(const Stage& s, const TileParams& p) {
+  int64_t red = 1;
+  for (size_t d = 0; d < s.extents.size(); ++d)
+    if (s.reduced[d] && static_cast<int>(d) != p.vec_dim) red *= s.extents[d];
+  return red;
+}
+
 // Every point of the stage's loop nest.
 int64_t points_of(const Stage& s) {
   int64_t points = 1;
@@ -98,9 +107,7 @@ TileChoice choose_tiling(const Stage& s, const TargetShape& target, TilingPolicy
   }
   ir::Size MR = ir::Size::name("MR"), NV = ir::Size::name("NV"), W = ir::Size::name("W");
   int64_t vec_extent = p.vec_dim >= 0 ? s.extents[static_cast<size_t>(p.vec_dim)] : 1;
-  int64_t red = 1;
-  for (size_t d = 0; d < s.extents.size(); ++d)
-    if (s.reduced[d] && static_cast<int>(d) != p.vec_dim) red *= s.extents[d];
+  int64_t red = reduction_steps(s, p);
   choice.constraints = {
       // MR * NV accumulators, NV vectors of the row-shared operand, one broadcast at a time.
       {"accumulators and operands fit in the vector registers", MR * NV + NV + 1, target.registers},
@@ -183,19 +190,6 @@ bool may_stream(const Stage& s, const TileParams& p, const TargetShape& target) 
     if (s.out.strides[d] != 0) bytes *= static_cast<double>(s.extents[d]);
   return bytes > static_cast<double>(target.last_cache_bytes);
 }
-
-namespace {
-
-// The steps of a stage's fold outside its vector loop (the `red` of the
-// reduction panel constraint).
-int64_t reduction_steps(const Stage& s, const TileParams& p) {
-  int64_t red = 1;
-  for (size_t d = 0; d < s.extents.size(); ++d)
-    if (s.reduced[d] && static_cast<int>(d) != p.vec_dim) red *= s.extents[d];
-  return red;
-}
-
-}  // namespace
 
 std::vector<TileParams> tiling_options(const Stage& s, const TargetShape& target) {
   TileChoice choice = choose_tiling(s, target, TilingPolicy::Search);
