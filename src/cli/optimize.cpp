@@ -185,7 +185,8 @@ const Command& optimize_command() {
       "axon_k_NAME for a kernel NAME that is an ASCII identifier (else axon_ku and NAME with each byte\n"
       "outside [A-Za-z0-9] as _ and two hex digits), declared in kernel.h and named in kernel.json;\n"
       "also int axon_kernel_packed(const float* const* in, float* const* out).\n"
-      "--target cpu picks hw/x86-avx512.json when this CPU has AVX-512, else hw/x86-avx2.json.\n",
+      "--target cpu picks, when this CPU has AVX-512, hw/x86-avx512-intel.json on Intel and\n"
+      "hw/x86-avx512.json on AMD (their cpu_vendor), else hw/x86-avx2.json.\n",
       {{"--dims", "SPEC", "sizes: M=64,K=32, or a preset of the file's SIZES (test, bench), or both"},
        {"-o", "DIR", "the output folder (created)"},
        param_option(),

@@ -178,7 +178,8 @@ class SelectedSource : public detail::LoweringSource {
   const CpuSelection& selection_;
 };
 
-// The description's prelude file; its helpers may not use the users' prefixes.
+}  // namespace
+
 std::string read_prelude(const hw::Description& target) {
   if (target.prelude.empty()) return "";
   std::string dir = target.path.substr(0, target.path.find_last_of('/') + 1);
@@ -197,6 +198,8 @@ std::string read_prelude(const hw::Description& target) {
   }
   return prelude;
 }
+
+namespace {
 
 // The C names of the signature: each input under its mangled name, the
 // outputs as the body's own axon_out<k>.

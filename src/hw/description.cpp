@@ -406,6 +406,9 @@ Description parse_description(const std::string& text, const std::string& path) 
   d.prelude = r.optional_string(root, "prelude", "description", "");
   d.compile_flags = r.optional_string(root, "compile_flags", "description", "");
   d.requires_cpu = r.optional_string(root, "requires_cpu", "description", "");
+  d.cpu_vendor = r.optional_string(root, "cpu_vendor", "description", "");
+  if (!d.cpu_vendor.empty() && d.cpu_vendor != "intel" && d.cpu_vendor != "amd")
+    r.fail("cpu_vendor", "'" + d.cpu_vendor + "' is not one of intel, amd", d.cpu_vendor);
   std::set<std::string> engines, spaces;
   const Json& engine_list = r.array(root, "engines", "description");
   for (size_t i = 0; i < engine_list.size(); ++i) {

@@ -92,6 +92,11 @@ struct Description {
   /// defining the helpers that emit texts call; flags for the system
   /// compiler; the CPU feature (__builtin_cpu_supports name) needed to run.
   std::string prelude, compile_flags, requires_cpu;
+  /// cpu targets: the vendor whose processors the numbers were measured on
+  /// ("intel", "amd"; "" for none in particular): `--target cpu` picks a
+  /// description of this CPU's vendor first. It does not limit where a
+  /// kernel runs (requires_cpu does).
+  std::string cpu_vendor;
   std::vector<Memory> memories;
   std::vector<Engine> engines;
   std::vector<Instruction> instructions;

@@ -401,6 +401,24 @@ bool cpu_supports(const hw::Description& d) {
   return false;
 }
 
+std::string cpu_vendor() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("intel")) return "intel";
+  if (__builtin_cpu_is("amd")) return "amd";
+  return "";
+}
+
+std::string cpu_description_path(const std::string& hw) {
+  const std::string here = cpu_vendor();
+  for (const char* name : {"x86-avx512-intel.json", "x86-avx512.json"}) {
+    std::string path = hw + "/" + name;
+    if (!std::filesystem::exists(path)) continue;  // a folder of one's own descriptions may lack it
+    hw::Description d = hw::load_description(path);
+    if (cpu_supports(d) && (d.cpu_vendor.empty() || d.cpu_vendor == here)) return path;
+  }
+  return hw + "/x86-avx2.json";
+}
+
 std::unique_ptr<search::Target> make_cpu_target(const hw::Description& description, smt::Prover& prover) {
   return std::make_unique<CpuTarget>(description, prover);
 }

@@ -11,11 +11,8 @@ void register_all() {
   static std::once_flag once;
   std::call_once(once, [] {
     search::register_target("cpu", make_cpu_target);
-    // "cpu" is hw/x86-avx512.json on a CPU with AVX-512, else hw/x86-avx2.json.
-    search::register_target_name("cpu", [](const std::string& hw) {
-      std::string wide = hw + "/x86-avx512.json";
-      return cpu_supports(hw::load_description(wide)) ? wide : hw + "/x86-avx2.json";
-    });
+    // "cpu": the AVX-512 description of this CPU's vendor, else AVX2 (cpu_description_path).
+    search::register_target_name("cpu", cpu_description_path);
     search::register_target("trn1", make_trn1_target);
     search::register_target_name("trn1", [](const std::string& hw) { return hw + "/trn1.json"; });
   });

@@ -93,6 +93,8 @@ TEST(HwDescription, MalformedDescriptionsNameTheField) {
       {"missing name", replaced("\"name\": \"tiny\", ", ""), "description: missing field 'name'"},
       {"bad target", replaced("\"target\": \"cpu\"", "\"target\": \"gpu\""), "target: 'gpu' is not one of cpu, trn1, cuda"},
       {"bad cores", replaced("\"cores\": 2", "\"cores\": 0"), "description.cores: must be at least 1"},
+      {"bad vendor", replaced("\"cores\": 2", "\"cores\": 2, \"cpu_vendor\": \"arm\""),
+       "cpu_vendor: 'arm' is not one of intel, amd"},
       {"engine units", replaced("\"units\": 1", "\"units\": \"two\""), "engines[0].units: expected an integer"},
       {"unknown reader", replaced("\"read_by\": [\"alu\"]", "\"read_by\": [\"dma\"]"),
        "memories[0].read_by: no engine named 'dma'"},
