@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 
 namespace axon::tile {
 namespace {
@@ -185,9 +186,20 @@ bool may_stream(const Stage& s, const TileParams& p, const TargetShape& target) 
   if (!target.streaming_stores || p.vec_dim < 0 || p.k_block > 0) return false;
   if (lane_access(s.out, p.vec_dim) != LaneAccess::Contiguous) return false;
   if (s.scan_dim >= 0 && s.scan_dim == p.vec_dim && !p.vector_scan) return false;  // one lane at a time
-  double bytes = 4;
-  for (size_t d = 0; d < s.extents.size(); ++d)
-    if (s.out.strides[d] != 0) bytes *= static_cast<double>(s.extents[d]);
+  // The stage's working set: each buffer it writes or reads once, at its
+  // widest access (the elements an access touches: the extents it moves along).
+  std::map<int, double> footprint;
+  auto touch = [&](const Access& a) {
+    double bytes = 4;
+    for (size_t d = 0; d < s.extents.size(); ++d)
+      if (a.strides[d] != 0) bytes *= static_cast<double>(s.extents[d]);
+    footprint[a.buffer] = std::max(footprint[a.buffer], bytes);
+  };
+  touch(s.out);
+  for (const Access& a : s.leaves) touch(a);
+  for (const Access& a : s.epilogue_leaves) touch(a);
+  double bytes = 0;
+  for (const auto& [buffer, b] : footprint) bytes += b;
   return bytes > static_cast<double>(target.last_cache_bytes);
 }
 

@@ -48,8 +48,8 @@ struct TileParams {
   bool vector_scan = true;
   // Full vectors of the output are stored with the target's streaming store,
   // which bypasses the caches: a line written whole is then not read from
-  // memory first. Offered where the output exceeds the last-level cache
-  // (tile::may_stream); a store to an address the instruction cannot take
+  // memory first. Offered where the stage's working set exceeds the
+  // last-level cache (tile::may_stream); a store to an address the instruction cannot take
   // falls back to an ordinary one (the description's helper decides).
   bool stream = false;
   // A gathered leaf (strided along the vector loop) that is contiguous along
@@ -97,8 +97,11 @@ bool read_down_wide_matrix(const Stage& stage, const Access& a, const TileParams
 
 /// Whether tiling_options offers streaming stores for `stage` under `params`:
 /// the target has them, the output is written whole vectors at a time along
-/// the vector loop, is not a fold's kept partial sums, and exceeds the
-/// last-level cache (smaller outputs are better left in it for their reader).
+/// the vector loop, is not a fold's kept partial sums, and the stage's
+/// working set (its output and every buffer it reads, each once) exceeds the
+/// last-level cache, so that the output's first lines would be gone from it
+/// by the end (an output whose working set fits is better left in the cache
+/// for its reader).
 bool may_stream(const Stage& stage, const TileParams& params, const TargetShape& target);
 
 /// How a leaf or the output moves along the vector loop.

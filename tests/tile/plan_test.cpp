@@ -179,5 +179,31 @@ TEST(Tiling, ElementwiseOptionsHaveNoRows) {
   for (const TileParams& o : options) EXPECT_EQ(o.mr, 1);
 }
 
+// Streaming stores are offered where the loop nest's working set (its output
+// and every buffer it reads, each once) exceeds the last-level cache: an
+// output that alone fits may still be evicted before its reader comes.
+TEST(Tiling, StreamingWhereTheWorkingSetExceedsTheLastCache) {
+  // 64 x 1024 floats: x and the result 256 KiB each, y (read twice) 256 KiB, b 4 KiB.
+  ir::Program p = compile("def k(x: 'f32[M, N]', y: 'f32[M, N]', b: 'f32[N]'):\n    return x * y + y * b\n");
+  Plan plan = plan_function(p.kernel, {{"M", 64}, {"N", 1024}});
+  ASSERT_EQ(plan.stages.size(), 1u);
+  TargetShape t = avx2_shape();
+  t.streaming_stores = true;
+  auto streams = [&](int64_t cache) {
+    t.last_cache_bytes = cache;
+    bool any = false;
+    for (const TileParams& o : tiling_options(plan.stages[0], t)) {
+      EXPECT_EQ(o.stream, may_stream(plan.stages[0], o, t) && o.stream);
+      any |= o.stream;
+    }
+    return any;
+  };
+  const int64_t kib = 1024;
+  EXPECT_TRUE(streams(512 * kib));           // the output fits; with x and y it does not
+  EXPECT_TRUE(streams(3 * 256 * kib + 3 * kib));
+  EXPECT_FALSE(streams(3 * 256 * kib + 4 * kib));  // exactly the working set: it fits
+  EXPECT_FALSE(streams(8 << 20));
+}
+
 }  // namespace
 }  // namespace axon::tile
