@@ -51,6 +51,35 @@ TEST(Cost, LargerRegisterTilesAreCheaperForMatmul) {
   EXPECT_GT(e.seconds, 2.0 * 512 * 512 * 512 / (2 * 3.6e9 * 2 * 16));
 }
 
+// In a row group (rows outermost) a contraction's weights, which do not move
+// along the rows, are read again for every block of rows: from L2 when they
+// fit in half of it, from a slower level when they do not; the rows
+// themselves are read once.
+TEST(Cost, RowGroupsReadSharedWeightsOncePerBlockOfRows) {
+  ir::Program p = compile("def k(a: 'f32[M, K]', b: 'f32[K, N]'):\n    return a @ b\n");
+  auto rereads = [&](int64_t k, int64_t row_block) {
+    tile::Plan plan = tile::plan_function(p.kernel, {{"M", 96}, {"K", k}, {"N", 128}});
+    tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
+    return row_group_reread_seconds(plan, plan.stages[0], with(base, 3, 2, 2), 1, row_block, avx2());
+  };
+  const hw::Memory *l2 = nullptr, *l3 = nullptr;
+  for (const hw::Memory& m : avx2().memories) {
+    if (m.name == "l2") l2 = &m;
+    if (m.name == "l3") l3 = &m;
+  }
+  ASSERT_NE(l2, nullptr);
+  ASSERT_NE(l3, nullptr);
+  // b: 256 x 128 floats = 128 KiB (fits half of L2), read 96/3 = 32 times: 31 more.
+  EXPECT_NEAR(rereads(256, 3), 31 * 131072 / (l2->bandwidth_gbps * 1e9), 1e-12);
+  EXPECT_NEAR(rereads(256, 32), 2 * 131072 / (l2->bandwidth_gbps * 1e9), 1e-12);  // 3 blocks of 32 rows
+  // b: 4096 x 128 floats = 2 MiB, more than half of L2: from L3.
+  EXPECT_NEAR(rereads(4096, 3), 31 * 2097152 / (l3->bandwidth_gbps * 1e9), 1e-12);
+  // Outside a row group (no shared row loops) there is nothing to re-read.
+  tile::Plan plan = tile::plan_function(p.kernel, {{"M", 96}, {"K", 256}, {"N", 128}});
+  tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
+  EXPECT_EQ(row_group_reread_seconds(plan, plan.stages[0], with(base, 3, 2, 2), 0, 1, avx2()), 0);
+}
+
 TEST(Cost, ThreadsPayForLargeWorkNotForTiny) {
   ir::Program p = compile("def k(x: 'f32[M, N]'):\n    return x * 2.0\n");
   for (auto [m, n, parallel_wins] : {std::tuple<int64_t, int64_t, bool>{4, 8, false}, {4096, 4096, true}}) {
