@@ -51,25 +51,26 @@ Level level_holding(double bytes, int threads, const hw::Description& target) {
 
 double row_group_reread_seconds(const tile::Plan& plan, const tile::Stage& s, const tile::TileParams& p,
                                 int row_loops, int64_t row_block, const hw::Description& target) {
-  double seconds = 0;
+  double share = 0, reread_bytes = 0;  // all such operands' shares of one iteration; their bytes read again
   std::set<int> seen;
   for (const tile::Access& a : s.leaves) {
     if (!seen.insert(a.buffer).second) continue;
-    double traversals = 1, per_traversal = touched_elements(plan, s, a);
+    double traversals = 1, per_iteration = touched_elements(plan, s, a);
     for (int d = 0; d < row_loops && d < static_cast<int>(s.extents.size()); ++d) {
       double extent = static_cast<double>(s.extents[static_cast<size_t>(d)]);
       if (d == row_loops - 1) extent = std::ceil(extent / static_cast<double>(std::max<int64_t>(1, row_block)));
       if (a.strides[static_cast<size_t>(d)] == 0)
         traversals *= extent;
       else
-        per_traversal /= extent;  // one iteration's share
+        per_iteration /= extent;
     }
     if (traversals <= 1) continue;
-    double whole = 4 * touched_elements(plan, s, a);
-    Level level = level_holding(2 * 4 * per_traversal, std::max(1, p.threads), target);
-    seconds += (traversals - 1) * whole / level.bytes_per_second;
+    share += 4 * per_iteration;
+    reread_bytes += (traversals - 1) * 4 * touched_elements(plan, s, a);
   }
-  return seconds;
+  if (reread_bytes == 0) return 0;
+  // They are in the cache together (a head's keys and values), beside the rows.
+  return reread_bytes / level_holding(2 * share, std::max(1, p.threads), target).bytes_per_second;
 }
 
 StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const tile::TileParams& p,

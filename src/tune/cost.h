@@ -40,9 +40,10 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& stage, c
 /// A row group runs its shared row loops outermost, so an operand of a member
 /// that does not move along some of them (a contraction's weights) is read
 /// whole again by each of their iterations after the first: the seconds of
-/// those re-reads, from the level that holds one iteration's share of the
-/// operand with as much again beside it (the rows and results it shares the
-/// cache with; the tiler's panels take half a cache the same way).
+/// those re-reads, from the level that holds one iteration's share of all
+/// such operands together with as much again beside them (the rows and
+/// results they share the cache with; the tiler's panels take half a cache
+/// the same way).
 /// `row_loops` and `row_block` as emit::StageReport's.
 double row_group_reread_seconds(const tile::Plan& plan, const tile::Stage& stage, const tile::TileParams& params,
                                 int row_loops, int64_t row_block, const hw::Description& target);

@@ -74,6 +74,15 @@ TEST(Cost, RowGroupsReadSharedWeightsOncePerBlockOfRows) {
   EXPECT_NEAR(rereads(256, 32), 2 * 131072 / (l2->bandwidth_gbps * 1e9), 1e-12);  // 3 blocks of 32 rows
   // b: 4096 x 128 floats = 2 MiB, more than half of L2: from L3.
   EXPECT_NEAR(rereads(4096, 3), 31 * 2097152 / (l3->bandwidth_gbps * 1e9), 1e-12);
+  // Two shared operands (a row's scale and shift), 512 KiB each: half of L2 would hold either, not both.
+  {
+    ir::Program q = compile("def k(x: 'f32[M, N]', b: 'f32[N]', c: 'f32[N]'):\n    return x * b + c\n");
+    tile::Plan plan = tile::plan_function(q.kernel, {{"M", 96}, {"N", 131072}});
+    ASSERT_EQ(plan.stages.size(), 1u);
+    tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
+    EXPECT_NEAR(row_group_reread_seconds(plan, plan.stages[0], with(base, 3, 2, 2), 1, 3, avx2()),
+                31 * 2 * 524288 / (l3->bandwidth_gbps * 1e9), 1e-12);
+  }
   // Outside a row group (no shared row loops) there is nothing to re-read.
   tile::Plan plan = tile::plan_function(p.kernel, {{"M", 96}, {"K", 256}, {"N", 128}});
   tile::TileParams base = tile::choose_tiling(plan.stages[0], shape()).params;
