@@ -195,6 +195,12 @@ CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Des
                    isa::Synthesizer& synth, tile::TilingPolicy tiling = tile::TilingPolicy::Search,
                    const std::vector<tile::TileParams>& fixed = {}, bool fuse_rows = false);
 
+/// The text of the description's prelude file (its path relative to the
+/// description's folder; "" when it names none). A prelude that cannot be
+/// read, or that defines a name under a prefix reserved for kernels and
+/// parameters, is a UserError.
+std::string read_prelude(const hw::Description& target);
+
 /// The C names of a user's identifiers, which live in a space of their own so
 /// that a kernel may be called `memcpy` and a parameter `NULL` or `int`:
 /// "axon_k_NAME" (kernels) and "axon_p_NAME" (parameters) when NAME is an
@@ -202,12 +208,6 @@ CpuKernel emit_cpu(const tile::Plan& plan, const ir::Function& fn, const hw::Des
 /// every byte outside [A-Za-z0-9] written as '_' and two lowercase hex digits
 /// ("xä" -> "axon_pux_c3_a4"). Injective: distinct names never share a C name,
 /// and no other emitted name (axon_kernel_*, axon_in0, helpers) starts so.
-/// The text of the description's prelude file (its path relative to the
-/// description's folder; "" when it names none). A prelude that cannot be
-/// read, or that defines a name under a prefix reserved for kernels and
-/// parameters, is a UserError.
-std::string read_prelude(const hw::Description& target);
-
 std::string kernel_symbol(const std::string& kernel_name);
 std::string parameter_name(const std::string& parameter);
 

@@ -35,9 +35,8 @@ search::Estimate estimate(const tile::Plan& plan, const emit::CpuKernel& kernel,
     if (r.row_group < 0 || r.row_group == static_cast<int>(i)) resident.clear();
     tune::StageEstimate e = tune::estimate_stage(plan, stage, r.tiling.params, r.step_cost, target, resident);
     if (r.row_group >= 0) {
-      double rereads = tune::row_group_reread_seconds(plan, stage, r.tiling.params, r.row_loops, r.row_block, target);
-      e.memory_seconds += rereads;
-      e.seconds = std::max(e.compute_seconds, e.memory_seconds) + e.overhead_seconds;
+      e = tune::with_memory_seconds(
+          e, tune::row_group_reread_seconds(plan, stage, r.tiling.params, r.row_loops, r.row_block, target));
       double rows = 1;
       for (int d = 0; d < r.row_loops; ++d) rows *= static_cast<double>(stage.extents[static_cast<size_t>(d)]);
       rows /= static_cast<double>(r.row_block);  // what one iteration of the group's loop touches

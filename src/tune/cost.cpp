@@ -49,6 +49,12 @@ Level level_holding(double bytes, int threads, const hw::Description& target) {
 
 }  // namespace
 
+StageEstimate with_memory_seconds(StageEstimate e, double seconds) {
+  e.memory_seconds += seconds;
+  e.seconds = std::max(e.compute_seconds, e.memory_seconds) + e.overhead_seconds;
+  return e;
+}
+
 double row_group_reread_seconds(const tile::Plan& plan, const tile::Stage& s, const tile::TileParams& p,
                                 int row_loops, int64_t row_block, const hw::Description& target) {
   double share = 0, reread_bytes = 0;  // all such operands' shares of one iteration; their bytes read again
@@ -170,7 +176,7 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& s, const
     move(s.out.buffer, touched_elements(plan, s, s.out), 2);  // written lines are read first
   }
   e.overhead_seconds = p.threads > 1 ? 3e-6 : 0;            // waking the other threads and joining them
-  e.seconds = std::max(e.compute_seconds, e.memory_seconds) + e.overhead_seconds;
+  e = with_memory_seconds(e, 0);
   e.bound = e.compute_seconds >= e.memory_seconds ? "compute" : "memory: " + slowest;
   return e;
 }

@@ -37,6 +37,9 @@ StageEstimate estimate_stage(const tile::Plan& plan, const tile::Stage& stage, c
                              const std::map<std::string, double>& step_cost, const hw::Description& target,
                              const std::map<int, double>& resident = {});
 
+/// `e` with `seconds` more memory traffic (its time recomputed as estimate_stage's).
+StageEstimate with_memory_seconds(StageEstimate e, double seconds);
+
 /// A row group runs its shared row loops outermost, so an operand of a member
 /// that does not move along some of them (a contraction's weights) is read
 /// whole again by each of their iterations after the first: the seconds of
